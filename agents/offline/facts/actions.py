@@ -125,7 +125,7 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         if (
             child.dep == "prep"
             and child.lemma in MEANS_PREPOSITIONS
-            and (child.lemma != "with" or _names_code(sentence, sentence.child(child.index, "pobj"), products=True))
+            and (child.lemma != "with" or names_code(sentence, sentence.child(child.index, "pobj"), products=True))
         )
         or (child.dep == "advcl" and any(grand.lemma == "by" for grand in sentence.children(child.index)))
         # "Get some data from the user using a TextBox" (guizero, development round 18)
@@ -246,7 +246,7 @@ def _passive_means(sentence: Sentence) -> Found:
                     (token.dep == "prep" and token.lemma in MEANS_PREPOSITIONS and token.lemma != "by")
                     or (token.dep in ("advcl", "acl") and token.lemma == "use")
                 )
-                and _names_code(sentence, sentence.child(token.index, "pobj", "dobj"))
+                and names_code(sentence, sentence.child(token.index, "pobj", "dobj"))
             )
             or _by_doing(sentence, token)
         ),
@@ -292,7 +292,7 @@ def _by_doing(sentence: Sentence, token: Token) -> bool:
     if token.dep != "prep" or token.lemma != "by":
         return False
     doing = sentence.child(token.index, "pcomp")
-    return doing is not None and doing.tag == "VBG" and _names_code(sentence, sentence.child(doing.index, "dobj"))
+    return doing is not None and doing.tag == "VBG" and names_code(sentence, sentence.child(doing.index, "dobj"))
 
 
 # Verbs of a main clause that hand the user a means ("To stream, Requests provides iter_content").
@@ -325,7 +325,7 @@ def _users_move(sentence: Sentence, main: Token) -> bool:
     )
 
 
-def _names_code(sentence: Sentence, token: Token | None, *, products: bool = False) -> bool:
+def names_code(sentence: Sentence, token: Token | None, *, products: bool = False) -> bool:
     """A phrase that names a code thing ("the --force option", "json.dumps") or, with ``products``,
     a product ("with Gunicorn"). The project a page documents enables everything it documents:
     "MkDocs lets you X" names no how."""
@@ -343,7 +343,7 @@ def _names_tool(sentence: Sentence, subject: Token | None) -> bool:
     ("Session objects"); not the product itself ("Git can help you ...", "MkDocs lets you ...")."""
     if subject is None:
         return False
-    return _names_code(sentence, subject) or (
+    return names_code(sentence, subject) or (
         subject.pos == "NOUN"
         and any(
             child.dep == "compound" and (child.pos == "PROPN" or child.text[:1].isupper())

@@ -6,12 +6,13 @@ round 19)."""
 
 from __future__ import annotations
 
+from benchsmith.agents.offline.facts.actions import names_code
 from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, leans_on_context
 from benchsmith.entries import Statement, section_heading
-from benchsmith.language import Sentence, Token, parse, parse_all
+from benchsmith.language import Sentence, Token, parse
 from benchsmith.words import content_words, stems
 
 # Tasks of reading the manual, not of using the tool: "Getting started", "Getting help", "Learning more".
@@ -28,7 +29,7 @@ MAX_HEADING_WORDS = 6
 LEAD_STATEMENTS = 3  # how far into the section its how may stand
 
 
-def task_sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
+def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: str) -> list[Fact]:
     """How do I do what the section's heading names, answered by the first of the section's first statements
     that tells how (an instruction, what you can or should do, or what can be done, with the means it takes)
     and names the task's verb and thing. Not a heading of two tasks, of reading the manual ("Getting started"),
@@ -47,7 +48,8 @@ def task_sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         for statement in found[1 : 1 + LEAD_STATEMENTS]
         if statement.whole and statement.entry is None and statement.role == "prose"
     ]
-    for statement, sentence in zip(candidates, parse_all([statement.text for statement in candidates])):
+    for statement in candidates:
+        sentence = parsed[statement.position]
         if leans_on_context(sentence):
             continue
         said = set(stems(content_words(statement.text)))
@@ -116,7 +118,7 @@ def _tells_how(sentence: Sentence, verb: str) -> bool:
 
 def _names_means(sentence: Sentence) -> bool:
     """A tool the sentence does the task with: after "by", "using", "with", "via" or "through", or what "use"
-    takes ("use the --disable-warnings option to ...")."""
+    takes ("use the --disable-warnings option to ..."): a code thing, or a named tool ("the destroy method")."""
     for token in sentence.tokens:
         if token.dep == "prep" and token.lemma in MEANS_PREPOSITIONS:
             what = sentence.child(token.index, "pcomp", "pobj")
@@ -124,7 +126,7 @@ def _names_means(sentence: Sentence) -> bool:
             what = sentence.child(token.index, "dobj")
         else:
             continue
-        if what is not None and _names_tool(sentence, *sentence.subtree(what.index)):
+        if what is not None and (names_code(sentence, what) or _named_kind_of_tool(sentence, what)):
             return True
     return False
 
@@ -142,15 +144,10 @@ def _in_condition(sentence: Sentence, token: Token) -> bool:
     return False
 
 
-def _names_tool(sentence: Sentence, low: int = 0, high: int | None = None) -> bool:
-    """A code name, an option, or a named tool ("the destroy method", "the Text widget"), among the tokens from
-    ``low`` to ``high`` (all by default)."""
-    return any(
-        token.code
-        or (token.text.startswith("-") and len(token.text) > 2)
-        or (token.lemma in TOOL_NOUNS and _named_before(sentence, token))
-        for token in sentence.tokens[low:high]
-    )
+def _named_kind_of_tool(sentence: Sentence, head: Token) -> bool:
+    """A tool named by a name before its kind ("the destroy method", "the Text widget") in ``head``'s phrase."""
+    low, high = sentence.subtree(head.index)
+    return any(token.lemma in TOOL_NOUNS and _named_before(sentence, token) for token in sentence.tokens[low:high])
 
 
 def _named_before(sentence: Sentence, noun: Token) -> bool:
