@@ -284,7 +284,8 @@ def answer(gold: dict, question: str) -> str | None:
     if found is None:
         return None
     texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
-    return " ".join(texts[position] for position in found.answer if position in texts)
+    said = " ".join(texts[position] for position in found.answer if position in texts)
+    return f"{said}\n\n```\n{found.example}\n```".lstrip() if found.example else said
 
 
 def wording_of(fact: Fact, question: str) -> Wording | None:

@@ -98,7 +98,7 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
             )
     facts.extend(sections(found, title))
     told = {fact.statement for fact in facts if fact.kind == "procedure"}
-    facts.extend(fact for fact in task_sections(found, parsed, title) if fact.statement not in told)
+    facts.extend(fact for fact in task_sections(found, parsed, title, text) if fact.statement not in told)
     return tuple(_told_apart(_owned_flags(facts), found))
 
 

@@ -349,13 +349,17 @@ def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> li
 
 def base_form(verb: Token) -> str:
     """The verb's base form where the tagger, guessing one for a word it does not know, adds an "e" no English
-    verb ends in: "deselected" → "deselect", "underspecifying" → "underspecify" (not "deselecte",
-    "underspecifye")."""
+    verb ends in: "deselected" → "deselect", "underspecifying" → "underspecify", "monkeypatching" →
+    "monkeypatch" (not "deselecte", "underspecifye", "monkeypatche"); and in the spelling documentation writes
+    where the tagger gives a rarer one ("Installing MkDocs" → "install", not "instal": mkdocs, round 20)."""
     lemma = verb.lemma
-    return lemma[:-1] if len(lemma) > 4 and UNWRITTEN_E.search(lemma) else lemma
+    lemma = lemma[:-1] if len(lemma) > 4 and UNWRITTEN_E.search(lemma) else lemma
+    return COMMON_SPELLINGS.get(lemma, lemma)
 
 
-UNWRITTEN_E = re.compile(r"(?:ct|[^aeiou]y)e$")
+UNWRITTEN_E = re.compile(r"(?:ct|tch|sh|[^aeiou]y)e$")
+# The tagger's lemma of "installing", "enrolled"... is the British single-l verb; "How do I instal it?" reads as a typo.
+COMMON_SPELLINGS = {"instal": "install", "enrol": "enroll", "distil": "distill", "fulfil": "fulfill"}
 
 
 def object_span(sentence: Sentence, head: Token) -> list[int]:

@@ -12,7 +12,8 @@ from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_for
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, leans_on_context
 from benchsmith.entries import Statement, section_heading
-from benchsmith.language import Sentence, Token, parse
+from benchsmith.language import Sentence, Token, parse, parse_all
+from benchsmith.passages import Unit, plain_text, units
 from benchsmith.words import content_words, stems
 
 # Tasks of reading the manual, not of using the tool: "Getting started", "Getting help", "Learning more".
@@ -26,16 +27,20 @@ TOOL_NOUNS = frozenset(
 )
 MODAL_OF_ADVICE = frozenset("can should may must need".split())
 MAX_HEADING_WORDS = 6
+ARTICLES = frozenset("a an the".split())
 LEAD_STATEMENTS = 3  # how far into the section its how may stand
+LEAD_PARAGRAPHS = 2  # how much prose may stand between a task's heading and the example that shows it
+MAX_EXAMPLE_LINES = 15  # an example a reply can show whole; a longer one is a program, not the task's answer
 
 
-def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: str) -> list[Fact]:
+def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: str, text: str) -> list[Fact]:
     """How do I do what the section's heading names, answered by the first of the section's first statements
     that tells how (an instruction, what you can or should do, or what can be done, with the means it takes)
-    and names the task's verb and thing. Not a heading of two tasks, of reading the manual ("Getting started"),
-    of "use", or of the reader's own ("Change your apps appearance")."""
+    and names the task's verb and thing; else, where the section shows it at once in a short example that names
+    them, by that example and the prose before it. Not a heading of two tasks, of reading the manual ("Getting
+    started"), of "use", or of the reader's own ("Change your apps appearance")."""
     heading = section_heading(title)
-    if not found or found[0].text.strip() != heading or found[0].entry or len(found) < 2 or heading == title.strip():
+    if not found or found[0].text.strip() != heading or found[0].entry or heading == title.strip():
         return []
     task = heading_task(heading, " ".join(statement.text for statement in found[1:]))
     if task is None:
@@ -56,7 +61,80 @@ def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: s
         # the verb and the thing of the task both: "Push a button" is no task "Use a PushButton to ..." tells
         if _tells_how(sentence, verb) and {*stems([verb]), *stems([head.lower()])} <= said:
             return [Fact("procedure", thing, (("vp", vp),), statement.position, (statement.position,))]
-    return []
+    shown = _shown_by_example(text, found, parsed, heading, verb, head) if _plainly_a_task(heading) else None
+    if shown is None:
+        return []
+    lead, example = shown
+    return [Fact("procedure", thing, (("vp", vp),), found[0].position, lead, example=example)]
+
+
+def _plainly_a_task(heading: str) -> bool:
+    """A heading no reader takes for a noun phrase: a gerund ("Putting widgets in a TitleBox"), or an imperative
+    whose object has its article ("Scale an image"). "Return Values" and "Help Messages" parse as imperatives
+    too; a statement that tells how settles that, an example alone does not."""
+    parsed = parse(heading.lower())
+    verb = parsed.tokens[0]
+    obj = parsed.child(verb.index, "dobj")
+    if obj is None or _the_bare_thing(parsed, obj):
+        return False
+    return verb.tag == "VBG" or parsed.child(obj.index, "det") is not None
+
+
+def _the_bare_thing(parsed: Sentence, obj: Token) -> bool:
+    """ "Validating the answer", "Activating the environment": a definite thing that nothing in the heading
+    narrows, which the page's subject, not the question, says (cleo, development round 20)."""
+    low, high = parsed.subtree(obj.index)
+    return parsed.child(obj.index, "det") is not None and all(
+        token.lemma == "the" or token.index == obj.index for token in parsed.tokens[low:high]
+    )
+
+
+def _named_as_a_noun(heading: str, paragraphs: list[str]) -> bool:
+    """The section's text tags the heading's first word as a noun or an adjective before its next word: "Session
+    related reporting hooks:" under "Reporting hooks" (hooks of reporting, not a task: pytest, round 20)."""
+    first, following = (word.lower() for word in heading.split()[:2])
+    return any(
+        token.text.lower() == first
+        and token.tag in ("NN", "JJ")
+        and token.index + 1 < len(sentence.tokens)
+        and sentence.tokens[token.index + 1].text.lower() == following
+        for sentence in parse_all(paragraphs)
+        for token in sentence.tokens
+    )
+
+
+def _shown_by_example(
+    text: str, found: tuple[Statement, ...], parsed: list[Sentence], heading: str, verb: str, head: str
+) -> tuple[tuple[int, ...], str] | None:
+    """The section's example, when it follows the heading after at most two paragraphs of whole sentences, is
+    short enough to show whole and names the task's thing or verb ("Putting widgets in a TitleBox", then a
+    paragraph, then the program that makes one); with the positions of the sentences before it that stand on
+    their own. A tutorial shows most of its tasks so and tells them in no sentence (guizero, cleo, cmd2,
+    development round 20)."""
+    passage = units(text)
+    if not passage or plain_text(passage[0].text).strip() != heading:
+        return None
+    opening = passage[1 : 2 + LEAD_PARAGRAPHS]
+    at = next((i for i, unit in enumerate(opening) if unit.kind == "code" and unit.fenced), None)
+    if at is None or not all(_a_paragraph(unit) for unit in opening[:at]):
+        return None  # a heading, a list or a table before any example: the section tells, or holds more
+    paragraphs = [plain_text(unit.text) for unit in opening[:at]]
+    if _named_as_a_noun(heading, paragraphs):
+        return None
+    example = opening[at].text.strip("\n")
+    named = {*stems([verb]), *stems([head.lower()])}
+    if example.count("\n") >= MAX_EXAMPLE_LINES or not any(stem in example.lower() for stem in named):
+        return None
+    said = " ".join(paragraphs)
+    lead = [statement for statement in found[1:] if statement.text in said]
+    if [statement.position for statement in lead] != list(range(1, 1 + len(lead))):
+        return None  # a line between them that is no sentence: another heading
+    # "Our ColorField class above ...": a sentence that leans on the page is left out of the reply, the example stays
+    return tuple(s.position for s in lead if s.whole and not leans_on_context(parsed[s.position])), example
+
+
+def _a_paragraph(unit: Unit) -> bool:
+    return unit.kind == "prose" and plain_text(unit.text).rstrip().endswith((".", ":"))
 
 
 def heading_task(heading: str, body: str) -> tuple[str, str] | None:
@@ -88,6 +166,8 @@ def heading_task(heading: str, body: str) -> tuple[str, str] | None:
 def _as_written(word: str, body: str) -> str:
     """A heading's word as a sentence writes it: lower-case unless it is a name (capitals inside it, or the body
     capitalizes it after a sentence's first word and never writes it lower-case)."""
+    if word.lower() in ARTICLES:
+        return word.lower()  # "Create A Command": Title Case, not a name
     if not word[:1].isupper() or word.isupper() or word[1:] != word[1:].lower():
         return word
     inside = {token.strip(".,;:!?()\"'") for sentence in body.split(". ") for token in sentence.split()[1:]}

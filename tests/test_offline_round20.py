@@ -1,0 +1,94 @@
+"""Round 20 of the offline questioner, from the development trees' tutorials: a section whose heading names a
+task and that shows it at once in a short example is asked as that task, and answered by the prose before the
+example and the example itself; a heading's verb in the spelling documentation writes."""
+
+from __future__ import annotations
+
+from benchsmith.agents.offline.asking import answer
+from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.facts.tasks import heading_task
+from benchsmith.agents.offline.wording import wordings
+
+TITLEBOX = "TitleBox › Examples › Putting widgets in a TitleBox"
+EXAMPLE = 'from guizero import App, TitleBox, Text\napp = App()\nbox = TitleBox(app, text="Name")\napp.display()'
+
+
+def section(heading: str, *paragraphs: str, code: str = EXAMPLE) -> str:
+    return "\n\n".join([heading, *paragraphs, f"```\n{code}\n```"])
+
+
+def procedures(text: str, title: str) -> list[str]:
+    return [fact.slot("vp") for fact in passage_facts(text, title) if fact.kind == "procedure"]
+
+
+def test_a_task_shown_by_an_example_is_asked_and_answered_by_the_prose_and_the_example():
+    text = section(
+        "Putting widgets in a TitleBox",
+        "The TitleBox object is a visible container which can group together other widgets within a border.",
+        "One has titlebox as its master, the other has app as its master.",
+    )
+    facts = [fact for fact in passage_facts(text, TITLEBOX) if fact.kind == "procedure"]
+    assert [fact.slot("vp") for fact in facts] == ["put widgets in a TitleBox"]
+    assert facts[0].answer == (1, 2) and facts[0].example == EXAMPLE
+    question = wordings(facts[0])[0].question
+    assert question == "How do I put widgets in a TitleBox?"
+    reply = answer({"text": text, "title": TITLEBOX}, question)
+    assert reply is not None
+    assert reply.startswith("The TitleBox object is a visible container") and reply.endswith(f"```\n{EXAMPLE}\n```")
+    # an example right under the heading is the whole reply
+    bare = section("Putting widgets in a TitleBox")
+    assert answer({"text": bare, "title": TITLEBOX}, question) == f"```\n{EXAMPLE}\n```"
+
+
+def test_an_example_that_is_not_the_sections_own_answer_asks_nothing():
+    heading = "Putting widgets in a TitleBox"
+    long_program = "\n".join(f"box{i} = TitleBox(app, text='{i}')" for i in range(16))
+    cases = {
+        "a program, not an example a reply shows": section(heading, code=long_program),
+        "an example of neither the verb nor the thing": section(heading, code="x = 1\nprint(x)"),
+        "prose that goes on past two paragraphs": section(heading, "One.", "Two sentences here.", "Three of them."),
+        "another heading before it": section(heading, "Grouping objects within a TitleBox"),
+        "a list before it": section(heading, "- first item\n- second item"),
+    }
+    for why, text in cases.items():
+        assert "put widgets in a TitleBox" not in procedures(text, TITLEBOX), why
+    # a signature line is code but no example: an API reference under a task-like heading
+    signature = "Putting widgets in a TitleBox\n\nguizero.TitleBox.add(widget)\n\nAdds a widget."
+    assert "put widgets in a TitleBox" not in procedures(signature, TITLEBOX)
+
+
+def test_a_heading_that_reads_as_a_noun_phrase_is_no_task_an_example_shows():
+    code = "def pytest_report_header(config):\n    return 'project deps: mylib-1.1'"
+    title = "API Reference › Hooks › Reporting hooks"
+    # the section itself uses the words as a noun phrase: hooks of reporting
+    text = section("Reporting hooks", "Session related reporting hooks:", code=code)
+    assert not procedures(text, title)
+    # an imperative heading without an article reads as a noun phrase too ("Return Values", "Help Messages")
+    values = section("Return Values", "The return value of a command is stored.", code="return_value = app.onecmd()")
+    assert not procedures(values, "Commands › Return Values")
+    # with its article it is a task
+    command = section("Hide a command", "A hidden command stays callable.", code="self.hidden_commands.append('x')")
+    assert procedures(command, "Disabling Commands › Hide a command") == ["hide a command"]
+
+
+def test_a_headings_verb_is_written_as_documentation_writes_it():
+    assert heading_task("Installing MkDocs", "Install MkDocs with pip.") == ("install MkDocs", "MkDocs")
+    assert heading_task("Monkeypatching functions", "") == ("monkeypatch functions", "functions")
+    # Title Case articles are no names
+    assert heading_task("Create A Command", "") == ("create a command", "a command")
+
+
+def test_an_example_of_a_thing_the_heading_does_not_narrow_asks_nothing():
+    # "Validating the answer": which answer the page says, not the question
+    bare = section("Validating the answer", code="question.set_validator(validate_answer)")
+    assert not procedures(bare, "Question Helper › Validating the answer")
+
+
+def test_a_lead_sentence_that_leans_on_the_page_is_left_out_of_the_reply():
+    text = section(
+        "Putting widgets in a TitleBox",
+        "Our TitleBox above does not group anything yet.",
+        "A TitleBox groups the widgets given it as their master.",
+    )
+    facts = [fact for fact in passage_facts(text, TITLEBOX) if fact.kind == "procedure"]
+    assert [fact.answer for fact in facts] == [(2,)]
