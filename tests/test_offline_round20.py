@@ -49,6 +49,8 @@ def test_an_example_that_is_not_the_sections_own_answer_asks_nothing():
         "prose that goes on past two paragraphs": section(heading, "One.", "Two sentences here.", "Three of them."),
         "another heading before it": section(heading, "Grouping objects within a TitleBox"),
         "a list before it": section(heading, "- first item\n- second item"),
+        "a file the build pastes in": section(heading, code="{!../docs_src/titlebox/tutorial001.py!}"),
+        "a snippet the build pastes in": section(heading, code='--8<-- "docs/titlebox.py"'),
     }
     for why, text in cases.items():
         assert "put widgets in a TitleBox" not in procedures(text, TITLEBOX), why

@@ -6,6 +6,8 @@ round 19)."""
 
 from __future__ import annotations
 
+import re
+
 from benchsmith.agents.offline.facts.actions import names_code
 from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
@@ -30,6 +32,10 @@ MAX_HEADING_WORDS = 6
 ARTICLES = frozenset("a an the".split())
 LEAD_STATEMENTS = 3  # how far into the section its how may stand
 LEAD_PARAGRAPHS = 2  # how much prose may stand between a task's heading and the example that shows it
+# A line that pastes a file in when the site is built (MkDocs' markdown-include, pymdownx snippets): the tree as
+# installed keeps the directive, not the file's code (typer, test half: found on its round-20 sheet). Not Jinja's
+# "{% include %}", which is the example where a page teaches templates.
+INCLUDE_DIRECTIVE = re.compile(r"^\s*(?:\{!.*!\}|-{2}8<-{2}.*)\s*$")
 MAX_EXAMPLE_LINES = 15  # an example a reply can show whole; a longer one is a program, not the task's answer
 
 
@@ -125,6 +131,8 @@ def _shown_by_example(
     named = {*stems([verb]), *stems([head.lower()])}
     if example.count("\n") >= MAX_EXAMPLE_LINES or not any(stem in example.lower() for stem in named):
         return None
+    if all(INCLUDE_DIRECTIVE.match(line) for line in example.splitlines() if line.strip()):
+        return None  # "{!../docs_src/options/callback/tutorial002.py!}": a file the build pastes in, no code shown
     said = " ".join(paragraphs)
     lead = [statement for statement in found[1:] if statement.text in said]
     if [statement.position for statement in lead] != list(range(1, 1 + len(lead))):
