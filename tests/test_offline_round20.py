@@ -29,7 +29,7 @@ def test_a_task_shown_by_an_example_is_asked_and_answered_by_the_prose_and_the_e
     )
     facts = [fact for fact in passage_facts(text, TITLEBOX) if fact.kind == "procedure"]
     assert [fact.slot("vp") for fact in facts] == ["put widgets in a TitleBox"]
-    assert facts[0].answer == (1, 2) and facts[0].example == EXAMPLE
+    assert facts[0].answer == (1, 2) and facts[0].example == f"```\n{EXAMPLE}\n```"
     question = wordings(facts[0])[0].question
     assert question == "How do I put widgets in a TitleBox?"
     reply = answer({"text": text, "title": TITLEBOX}, question)
@@ -94,3 +94,44 @@ def test_a_lead_sentence_that_leans_on_the_page_is_left_out_of_the_reply():
     )
     facts = [fact for fact in passage_facts(text, TITLEBOX) if fact.kind == "procedure"]
     assert [fact.answer for fact in facts] == [(2,)]
+
+
+def introduced(introduction: str, code: str = "pytest tests/test_widgets.py") -> str:
+    return f"Testing\n\nSome prose first. {introduction}\n\n```\n{code}\n```"
+
+
+def test_a_sentence_that_introduces_an_example_is_asked_and_answered_by_it_and_the_example():
+    text = introduced("To run a specific test within a module:")
+    facts = [fact for fact in passage_facts(text, "Development › Testing") if fact.kind == "procedure"]
+    assert [fact.slot("vp") for fact in facts] == ["run a specific test within a module"]
+    question = wordings(facts[0])[0].question
+    assert question == "How do I run a specific test within a module?"
+    reply = answer({"text": text, "title": "Development › Testing"}, question)
+    assert reply == "To run a specific test within a module:\n\n```\npytest tests/test_widgets.py\n```"
+    # a label before the sentence is no part of the reply
+    faq = introduced("Answer: To purge all configured task queues:", "$ celery purge")
+    assert procedures(faq, "FAQ") == ["purge all configured task queues"]
+    assert answer({"text": faq, "title": "FAQ"}, "How do I purge all configured task queues?").startswith("To purge")
+
+
+def test_an_introduction_that_is_not_one_task_or_not_followed_by_an_example_asks_nothing():
+    cases = {
+        "the instruction run into the task": introduced("To create a transcript use the -t or --transcription option:"),
+        "no example after it": "Testing\n\nTo run a specific test within a module:\n\nThen read the report.",
+        "an indented block, not fenced": "Testing\n\nTo run a specific test within a module::\n\n    pytest x.py\n",
+        "a program": introduced("To run a specific test within a module:", "\n".join(["pytest"] * 16)),
+        "a file the build pastes in": introduced("To run a specific test within a module:", "{!../docs_src/t.py!}"),
+        "no colon: the example is not what it says": introduced("You can run a specific test within a module."),
+        # more than the task: the statement readers' business, whose lifted phrases read broken as first questions
+        "an instruction with its means": introduced("You can run a specific test within a module using a node id:"),
+    }
+    for why, text in cases.items():
+        assert not [vp for vp in procedures(text, "Testing") if "specific test" in vp or "transcript" in vp], why
+
+
+def test_a_procedures_verb_in_a_users_words_keeps_its_meaning():
+    # "require" is a user's "need" in "does it require X?", not in a task: "How do I need plugins?"
+    text = introduced("To require plugins in a test module:", 'pytest_plugins = "myapp"')
+    assert "How do I require plugins in a test module?" in [
+        w.question for fact in passage_facts(text, "Plugins") for w in wordings(fact)
+    ]

@@ -285,7 +285,7 @@ def answer(gold: dict, question: str) -> str | None:
         return None
     texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
     said = " ".join(texts[position] for position in found.answer if position in texts)
-    return f"{said}\n\n```\n{found.example}\n```".lstrip() if found.example else said
+    return "\n\n".join(part for part in (said, found.example) if part)
 
 
 def wording_of(fact: Fact, question: str) -> Wording | None:

@@ -57,7 +57,6 @@ USER_VERBS = {
     "commence": "start",
     "initiate": "start",
     "attempt": "try",
-    "require": "need",
     "permit": "allow",
     "prevent": "stop",
     "facilitate": "make easier",

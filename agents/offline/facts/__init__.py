@@ -49,6 +49,7 @@ from benchsmith.agents.offline.facts.api_entries import LABEL_OPENING, PARTIAL_S
 from benchsmith.agents.offline.facts.capabilities import capabilities
 from benchsmith.agents.offline.facts.clauses import docstring_mood
 from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
+from benchsmith.agents.offline.facts.examples import introduced_examples
 from benchsmith.agents.offline.facts.passives import passives
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import leans_on_context
@@ -99,6 +100,12 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
     facts.extend(sections(found, title))
     told = {fact.statement for fact in facts if fact.kind == "procedure"}
     facts.extend(fact for fact in task_sections(found, parsed, title, text) if fact.statement not in told)
+    shown = [fact.example for fact in facts if fact.example]
+    facts.extend(
+        fact
+        for fact in introduced_examples(text, len(found))
+        if not any(fact.example and fact.example.endswith(example) for example in shown)  # the task's example
+    )
     return tuple(_told_apart(_owned_flags(facts), found))
 
 

@@ -37,7 +37,7 @@ class Fact:
     answer: tuple[int, ...]  # the positions of the statements that answer it, in order
     entry: str | None = None  # the qualified entry the statement documents
     entry_kind: str | None = None  # its kind ("function", "setting", a custom domain's "filter"...)
-    example: str | None = None  # the code a reply shows after the answering statements: a task shown, not told
+    example: str | None = None  # what a reply shows after the answering statements: an example in fences (examples.py)
 
     def slot(self, name: str) -> str:
         return dict(self.slots)[name]

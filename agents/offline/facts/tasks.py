@@ -6,10 +6,9 @@ round 19)."""
 
 from __future__ import annotations
 
-import re
-
 from benchsmith.agents.offline.facts.actions import names_code
 from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
+from benchsmith.agents.offline.facts.examples import fenced, showable
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, leans_on_context
@@ -32,11 +31,6 @@ MAX_HEADING_WORDS = 6
 ARTICLES = frozenset("a an the".split())
 LEAD_STATEMENTS = 3  # how far into the section its how may stand
 LEAD_PARAGRAPHS = 2  # how much prose may stand between a task's heading and the example that shows it
-# A line that pastes a file in when the site is built (MkDocs' markdown-include, pymdownx snippets): the tree as
-# installed keeps the directive, not the file's code (typer, test half: found on its round-20 sheet). Not Jinja's
-# "{% include %}", which is the example where a page teaches templates.
-INCLUDE_DIRECTIVE = re.compile(r"^\s*(?:\{!.*!\}|-{2}8<-{2}.*)\s*$")
-MAX_EXAMPLE_LINES = 15  # an example a reply can show whole; a longer one is a program, not the task's answer
 
 
 def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: str, text: str) -> list[Fact]:
@@ -127,18 +121,16 @@ def _shown_by_example(
     paragraphs = [plain_text(unit.text) for unit in opening[:at]]
     if _named_as_a_noun(heading, paragraphs):
         return None
-    example = opening[at].text.strip("\n")
+    example = showable(opening[at])
     named = {*stems([verb]), *stems([head.lower()])}
-    if example.count("\n") >= MAX_EXAMPLE_LINES or not any(stem in example.lower() for stem in named):
+    if example is None or not any(stem in example.lower() for stem in named):
         return None
-    if all(INCLUDE_DIRECTIVE.match(line) for line in example.splitlines() if line.strip()):
-        return None  # "{!../docs_src/options/callback/tutorial002.py!}": a file the build pastes in, no code shown
     said = " ".join(paragraphs)
     lead = [statement for statement in found[1:] if statement.text in said]
     if [statement.position for statement in lead] != list(range(1, 1 + len(lead))):
         return None  # a line between them that is no sentence: another heading
     # "Our ColorField class above ...": a sentence that leans on the page is left out of the reply, the example stays
-    return tuple(s.position for s in lead if s.whole and not leans_on_context(parsed[s.position])), example
+    return tuple(s.position for s in lead if s.whole and not leans_on_context(parsed[s.position])), fenced(example)
 
 
 def _a_paragraph(unit: Unit) -> bool:
