@@ -2,7 +2,8 @@
 do I do it, answered by the section's first statement that tells how, with the tool it names. A tutorial puts
 most of its how under such headings, in sentences that do not name the task again ("Widgets can be destroyed
 ... by using the destroy method"), so no reader of a single statement asks it (guizero, cmd2, development
-round 19)."""
+round 19). Where no statement tells how but the section shows it at once in a short example, the example and
+the prose before it answer (round 20)."""
 
 from __future__ import annotations
 
@@ -82,7 +83,9 @@ def _plainly_a_task(heading: str) -> bool:
 
 def _the_bare_thing(parsed: Sentence, obj: Token) -> bool:
     """ "Validating the answer", "Activating the environment": a definite thing that nothing in the heading
-    narrows, which the page's subject, not the question, says (cleo, development round 20)."""
+    narrows, which the page's subject, not the question, says (cleo, development round 20). Stricter than
+    actions' bare definite subject, which counts names: the heading is parsed lower-cased, so its names are not
+    told apart, and any word beside the noun narrows it ("Creating the Celery database tables")."""
     low, high = parsed.subtree(obj.index)
     return parsed.child(obj.index, "det") is not None and all(
         token.lemma == "the" or token.index == obj.index for token in parsed.tokens[low:high]
