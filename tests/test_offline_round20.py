@@ -5,7 +5,7 @@ example and the example itself; a heading's verb in the spelling documentation w
 from __future__ import annotations
 
 from benchsmith.agents.offline.asking import answer
-from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.facts import Fact, passage_facts
 from benchsmith.agents.offline.facts.tasks import heading_task
 from benchsmith.agents.offline.wording import wordings
 
@@ -17,8 +17,12 @@ def section(heading: str, *paragraphs: str, code: str = EXAMPLE) -> str:
     return "\n\n".join([heading, *paragraphs, f"```\n{code}\n```"])
 
 
+def procedure_facts(text: str, title: str) -> list[Fact]:
+    return [fact for fact in passage_facts(text, title) if fact.kind == "procedure"]
+
+
 def procedures(text: str, title: str) -> list[str]:
-    return [fact.slot("vp") for fact in passage_facts(text, title) if fact.kind == "procedure"]
+    return [fact.slot("vp") for fact in procedure_facts(text, title)]
 
 
 def test_a_task_shown_by_an_example_is_asked_and_answered_by_the_prose_and_the_example():
@@ -27,7 +31,7 @@ def test_a_task_shown_by_an_example_is_asked_and_answered_by_the_prose_and_the_e
         "The TitleBox object is a visible container which can group together other widgets within a border.",
         "One has titlebox as its master, the other has app as its master.",
     )
-    facts = [fact for fact in passage_facts(text, TITLEBOX) if fact.kind == "procedure"]
+    facts = procedure_facts(text, TITLEBOX)
     assert [fact.slot("vp") for fact in facts] == ["put widgets in a TitleBox"]
     assert facts[0].answer == (1, 2) and facts[0].example == f"```\n{EXAMPLE}\n```"
     question = wordings(facts[0])[0].question
@@ -92,7 +96,7 @@ def test_a_lead_sentence_that_leans_on_the_page_is_left_out_of_the_reply():
         "Our TitleBox above does not group anything yet.",
         "A TitleBox groups the widgets given it as their master.",
     )
-    facts = [fact for fact in passage_facts(text, TITLEBOX) if fact.kind == "procedure"]
+    facts = procedure_facts(text, TITLEBOX)
     assert [fact.answer for fact in facts] == [(2,)]
 
 
@@ -102,7 +106,7 @@ def introduced(introduction: str, code: str = "pytest tests/test_widgets.py") ->
 
 def test_a_sentence_that_introduces_an_example_is_asked_and_answered_by_it_and_the_example():
     text = introduced("To run a specific test within a module:")
-    facts = [fact for fact in passage_facts(text, "Development › Testing") if fact.kind == "procedure"]
+    facts = procedure_facts(text, "Development › Testing")
     assert [fact.slot("vp") for fact in facts] == ["run a specific test within a module"]
     question = wordings(facts[0])[0].question
     assert question == "How do I run a specific test within a module?"
