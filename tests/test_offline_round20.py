@@ -80,6 +80,7 @@ def test_a_heading_that_reads_as_a_noun_phrase_is_no_task_an_example_shows():
 def test_a_headings_verb_is_written_as_documentation_writes_it():
     assert heading_task("Installing MkDocs", "Install MkDocs with pip.") == ("install MkDocs", "MkDocs")
     assert heading_task("Monkeypatching functions", "") == ("monkeypatch functions", "functions")
+    assert heading_task("Uninstalling cmd2", "") == ("uninstall cmd2", "cmd2")
     # Title Case articles are no names
     assert heading_task("Create A Command", "") == ("create a command", "a command")
 

@@ -350,14 +350,16 @@ def verb_phrase(sentence: Sentence, verb: Token, complement: bool = False) -> li
 def base_form(verb: Token) -> str:
     """The verb's base form where the tagger, guessing one for a word it does not know, adds an "e" no English
     verb ends in: "deselected" → "deselect", "underspecifying" → "underspecify", "monkeypatching" →
-    "monkeypatch" (not "deselecte", "underspecifye", "monkeypatche"); and in the spelling documentation writes
-    where the tagger gives a rarer one ("Installing MkDocs" → "install", not "instal": mkdocs, round 20)."""
+    "monkeypatch", "uninstalling" → "uninstall" (not "deselecte", "underspecifye", "monkeypatche", "uninstalle":
+    cmd2, development round 20); and in the spelling documentation writes where the tagger gives a rarer one
+    ("Installing MkDocs" → "install", not "instal": mkdocs, round 20)."""
     lemma = verb.lemma
     lemma = lemma[:-1] if len(lemma) > 4 and UNWRITTEN_E.search(lemma) else lemma
     return COMMON_SPELLINGS.get(lemma, lemma)
 
 
-UNWRITTEN_E = re.compile(r"(?:ct|tch|sh|[^aeiou]y)e$")
+# Endings no English verb has before a final "e": "-cte", "-tche", "-she", consonant + "ye", a doubled consonant.
+UNWRITTEN_E = re.compile(r"(?:ct|tch|sh|[^aeiou]y|([^aeiouy])\1)e$")
 # The tagger's lemma of "installing", "enrolled"... is the British single-l verb; "How do I instal it?" reads as a typo.
 COMMON_SPELLINGS = {"instal": "install", "enrol": "enroll", "distil": "distill", "fulfil": "fulfill"}
 
