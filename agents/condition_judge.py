@@ -7,13 +7,13 @@ way).
 
 from __future__ import annotations
 
-import functools
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, create_model, field_validator
 
 from benchsmith.agents.condition_text import states
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
+from benchsmith.agents.schemas import one_class_per_size
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 
@@ -29,7 +29,7 @@ def _distinct(numbers: list[int]) -> list[int]:
     return sorted(set(numbers))
 
 
-@functools.lru_cache(maxsize=64)
+@one_class_per_size
 def condition_count_schema(count: int) -> type[BaseModel]:
     """The satisfied conditions among ``count``: a number outside 1..count fails validation;
     repeats count once."""

@@ -7,7 +7,6 @@ instruction-style queries are built from the conditions by a fixed template
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any
 
@@ -16,7 +15,7 @@ from pydantic import BaseModel, create_model
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS, domain_features
 from benchsmith.agents.condition_text import normalize, strip_list_markers
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import exactly
+from benchsmith.agents.schemas import exactly, one_class_per_size
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
@@ -40,7 +39,7 @@ def instruction_query(conditions: list[str]) -> str:
     return INSTRUCTION_TEMPLATE.format(conditions=numbered)
 
 
-@functools.lru_cache(maxsize=32)
+@one_class_per_size
 def queries_schema(count: int) -> type[BaseModel]:
     """Exactly ``count`` conditions and ``count`` descriptive queries: any other length is invalid output."""
     return create_model(

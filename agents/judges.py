@@ -16,7 +16,6 @@ about whether the passage answers it.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from typing import Any
@@ -25,6 +24,7 @@ from pydantic import BaseModel, Field, create_model
 
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.question_types import FRAME_STEMS
+from benchsmith.agents.schemas import one_class_per_size
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.history import Exchange, render_history
@@ -53,7 +53,7 @@ class ScoreVerdict(BaseModel):
     score: int = Field(ge=1, le=5, description="The score from 1 to 5.")
 
 
-@functools.lru_cache(maxsize=32)
+@one_class_per_size
 def choice_schema(pool_size: int) -> type[BaseModel]:
     """A choice among ``pool_size`` documents: a number outside 1..pool_size fails validation."""
     return create_model(

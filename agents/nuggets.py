@@ -19,7 +19,6 @@ They run the whole pipeline without a model; they are a comparison point, not a 
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Any, ClassVar
 
@@ -27,7 +26,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import exactly
+from benchsmith.agents.schemas import exactly, one_class_per_size
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
@@ -95,7 +94,7 @@ def prose(text: str) -> str:
 # Nuggets.
 
 
-@functools.lru_cache(maxsize=32)
+@one_class_per_size
 def nugget_schema(max_nuggets: int) -> type[BaseModel]:
     """At least one and at most ``max_nuggets`` non-empty nuggets."""
     return create_model(
@@ -222,7 +221,7 @@ class SupportJudgmentsBase(BaseModel):
         return self
 
 
-@functools.lru_cache(maxsize=256)
+@one_class_per_size
 def support_schema(chunk_count: int, nugget_count: int) -> type[SupportJudgmentsBase]:
     """The verdicts on a batch of ``chunk_count`` chunks against ``nugget_count`` nuggets."""
     schema = create_model(

@@ -16,14 +16,13 @@ benchmark's rewrite had added words to the raw turn.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field, StringConstraints, create_model
 
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import exactly
+from benchsmith.agents.schemas import exactly, one_class_per_size
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
@@ -86,7 +85,7 @@ ARTICLES = ("the", "a", "an")
 LINKING_WORDS = ("of", "the", "'s", "and")
 
 
-@functools.lru_cache(maxsize=32)
+@one_class_per_size
 def paraphrase_schema(count: int) -> type[BaseModel]:
     """Exactly ``count`` non-empty paraphrases: another number fails validation (and is retried)."""
     return create_model(
@@ -95,7 +94,7 @@ def paraphrase_schema(count: int) -> type[BaseModel]:
     )
 
 
-@functools.lru_cache(maxsize=32)
+@one_class_per_size
 def restored_schema(count: int) -> type[BaseModel]:
     return create_model(
         "RestoredTurns",

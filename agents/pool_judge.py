@@ -56,7 +56,6 @@ Jaccard similarity of at least ``BASELINE_SAME_FACT_JACCARD`` (0.6).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
@@ -65,7 +64,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.judges import render_conversation
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import exactly
+from benchsmith.agents.schemas import exactly, one_class_per_size
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
@@ -123,7 +122,7 @@ class PassageJudgments(BaseModel):
         return self
 
 
-@functools.lru_cache(maxsize=64)
+@one_class_per_size
 def judgments_schema(passages: int) -> type[PassageJudgments]:
     """The schema of a batch of ``passages`` passages: numbers outside 1..passages fail validation."""
     item = create_model(

@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic import Field
+
+SchemaFactory = TypeVar("SchemaFactory", bound=Callable[..., Any])
+
+
+def one_class_per_size(factory: SchemaFactory) -> SchemaFactory:
+    """The schema ``factory`` makes for a size, made once and kept: two calls for one size get the same class. An
+    ``lru_cache`` does not promise that: two threads that miss together each build a class, and a reply
+    validated as one is no instance of the other (the audit's two judge threads: "scripted reply DocumentChoice
+    is not a DocumentChoice"); nor does one that evicts. Sizes are a call's counts, so the classes kept are few."""
+    made: dict[tuple[Any, ...], Any] = {}
+    lock = threading.Lock()
+
+    @functools.wraps(factory)
+    def made_once(*size: Any) -> Any:
+        with lock:
+            if size not in made:
+                made[size] = factory(*size)
+            return made[size]
+
+    return made_once  # type: ignore[return-value]
 
 
 def exactly(count: int, item: Any, description: str | None = None) -> tuple[Any, Any]:
