@@ -31,7 +31,8 @@ The readers by what they read: ``actions`` (procedures, advice), ``capabilities`
 (conditions, remedies, errors), ``things`` (definitions, comparisons, behaviours, sections), ``passives``
 (what sets a thing, when it happens),
 ``api_entries`` (an entry's purpose, returns and parameters, defaults), ``tasks`` (a section whose heading names
-a task: how do I do it, answered by the statement that tells how); they share ``phrases``
+a task: how do I do it, answered by the statement that tells how or the example that shows it), ``examples`` (a
+sentence that introduces an example with its task alone, and what example a reply can show); they share ``phrases``
 (the words a question is made of) and ``clauses`` (a verb's subject and mood); ``referents`` refuses
 a statement that leans on an example or a step the reply leaves out ("After that ...", "will now be
 available"); ``record`` holds the :class:`Fact`. Two entries answered in the same words get their next
@@ -57,6 +58,7 @@ from benchsmith.agents.offline.facts.tasks import task_sections
 from benchsmith.agents.offline.facts.things import behaviours, comparisons, definitions, sections
 from benchsmith.entries import VERSION_NOTE, Statement, entry_of_line, statements
 from benchsmith.language import Sentence, parse_all
+from benchsmith.passages import units
 
 __all__ = ["Fact", "passage_facts"]
 
@@ -99,11 +101,12 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
             )
     facts.extend(sections(found, title))
     told = {fact.statement for fact in facts if fact.kind == "procedure"}
-    facts.extend(fact for fact in task_sections(found, parsed, title, text) if fact.statement not in told)
+    passage = units(text)  # the examples: statements leave code out
+    facts.extend(fact for fact in task_sections(found, parsed, title, passage) if fact.statement not in told)
     shown = [fact.example for fact in facts if fact.example]
     facts.extend(
         fact
-        for fact in introduced_examples(text, len(found))
+        for fact in introduced_examples(passage, len(found))
         if not any(fact.example and fact.example.endswith(example) for example in shown)  # the task's example
     )
     return tuple(_told_apart(_owned_flags(facts), found))

@@ -13,7 +13,7 @@ from benchsmith.agents.offline.facts.record import Fact, Found
 from benchsmith.agents.offline.facts.referents import leans_on_context
 from benchsmith.entries import LABEL, Statement
 from benchsmith.language import Sentence, parse
-from benchsmith.passages import Unit, plain_text, split_sentences, units
+from benchsmith.passages import Unit, plain_text, split_sentences
 
 MAX_EXAMPLE_LINES = 15  # an example a reply can show whole; a longer one is a program, not a task's answer
 # A line that pastes a file in when the site is built (MkDocs' markdown-include, pymdownx snippets): the tree as
@@ -42,11 +42,10 @@ def fenced(code: str, introduction: str = "") -> str:
     return "\n\n".join(part for part in (introduction, f"```\n{code}\n```") if part)
 
 
-def introduced_examples(text: str, first_position: int) -> list[Fact]:
+def introduced_examples(passage: list[Unit], first_position: int) -> list[Fact]:
     """How do I do what a sentence that introduces an example says the example does, answered by that sentence and
-    the example. Facts are numbered from ``first_position``: the sentence is none of the passage's statements."""
+    the example, over the ``passage``'s units. Facts are numbered from ``first_position``: the sentence is none of the passage's statements."""
     facts: list[Fact] = []
-    passage = units(text)
     for paragraph, unit in itertools.pairwise(passage):
         if paragraph.kind != "prose" or (code := showable(unit)) is None:
             continue

@@ -15,7 +15,7 @@ from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, leans_on_context
 from benchsmith.entries import Statement, section_heading
 from benchsmith.language import Sentence, Token, parse, parse_all
-from benchsmith.passages import Unit, plain_text, units
+from benchsmith.passages import Unit, plain_text
 from benchsmith.words import content_words, stems
 
 # Tasks of reading the manual, not of using the tool: "Getting started", "Getting help", "Learning more".
@@ -34,7 +34,7 @@ LEAD_STATEMENTS = 3  # how far into the section its how may stand
 LEAD_PARAGRAPHS = 2  # how much prose may stand between a task's heading and the example that shows it
 
 
-def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: str, text: str) -> list[Fact]:
+def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: str, passage: list[Unit]) -> list[Fact]:
     """How do I do what the section's heading names, answered by the first of the section's first statements
     that tells how (an instruction, what you can or should do, or what can be done, with the means it takes)
     and names the task's verb and thing; else, where the section shows it at once in a short example that names
@@ -48,7 +48,8 @@ def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: s
         return []
     vp, thing = task
     verb, *_ = vp.split()
-    head = thing.split()[-1]
+    # the verb and the thing of the task both: "Push a button" is no task "Use a PushButton to ..." tells
+    task_words = {*stems([verb]), *stems([thing.split()[-1].lower()])}
     candidates = [
         statement
         for statement in found[1 : 1 + LEAD_STATEMENTS]
@@ -58,11 +59,9 @@ def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: s
         sentence = parsed[statement.position]
         if leans_on_context(sentence):
             continue
-        said = set(stems(content_words(statement.text)))
-        # the verb and the thing of the task both: "Push a button" is no task "Use a PushButton to ..." tells
-        if _tells_how(sentence, verb) and {*stems([verb]), *stems([head.lower()])} <= said:
+        if _tells_how(sentence, verb) and task_words <= set(stems(content_words(statement.text))):
             return [Fact("procedure", thing, (("vp", vp),), statement.position, (statement.position,))]
-    shown = _shown_by_example(text, found, parsed, heading, verb, head) if _plainly_a_task(heading) else None
+    shown = _shown_by_example(passage, found, parsed, heading, task_words) if _plainly_a_task(heading) else None
     if shown is None:
         return []
     lead, example = shown
@@ -107,14 +106,13 @@ def _named_as_a_noun(heading: str, paragraphs: list[str]) -> bool:
 
 
 def _shown_by_example(
-    text: str, found: tuple[Statement, ...], parsed: list[Sentence], heading: str, verb: str, head: str
+    passage: list[Unit], found: tuple[Statement, ...], parsed: list[Sentence], heading: str, task_words: set[str]
 ) -> tuple[tuple[int, ...], str] | None:
     """The section's example, when it follows the heading after at most two paragraphs of whole sentences, is
     short enough to show whole and names the task's thing or verb ("Putting widgets in a TitleBox", then a
     paragraph, then the program that makes one); with the positions of the sentences before it that stand on
     their own. A tutorial shows most of its tasks so and tells them in no sentence (guizero, cleo, cmd2,
     development round 20)."""
-    passage = units(text)
     if not passage or plain_text(passage[0].text).strip() != heading:
         return None
     opening = passage[1 : 2 + LEAD_PARAGRAPHS]
@@ -125,8 +123,7 @@ def _shown_by_example(
     if _named_as_a_noun(heading, paragraphs):
         return None
     example = showable(opening[at])
-    named = {*stems([verb]), *stems([head.lower()])}
-    if example is None or not any(stem in example.lower() for stem in named):
+    if example is None or not any(stem in example.lower() for stem in task_words):
         return None
     said = " ".join(paragraphs)
     lead = [statement for statement in found[1:] if statement.text in said]
