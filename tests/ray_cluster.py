@@ -87,7 +87,10 @@ def stalled_on_node(marks: str, work: Any, lines: list[str], argument: Any) -> A
         os.link(claim, Path(marks, "stalled"))  # at once and only once: the first batch stalls, whole
     except FileExistsError:
         if json.loads(Path(marks, "stalled").read_text())["batch"] == batch:
-            Path(marks, "rerun").write_text(node)
+            # whole when it appears: the test reads it as soon as it exists (read empty once, under load, in CI)
+            written = Path(marks, f"rerun-{os.getpid()}")
+            written.write_text(node)
+            os.replace(written, Path(marks, "rerun"))
         return work(lines, argument)
     time.sleep(STALL_S)
     raise RuntimeError(f"the node {node} that stalled on a batch was not killed")

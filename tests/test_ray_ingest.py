@@ -14,6 +14,7 @@ import functools
 import json
 import random
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -260,10 +261,14 @@ def test_a_worker_node_killed_mid_ingestion_loses_nothing_and_duplicates_nothing
 
 
 def wait_for(done: Any, thread: threading.Thread, outcome: dict[str, Any], what: str) -> None:
-    """Until ``done()``, while the ingestion's thread runs; its error, or ``what`` never came, fails."""
+    """Until ``done()``, while the ingestion's thread runs and for WAIT_S at most; its error, or ``what`` never
+    came, fails (a run that stalls fails the test instead of holding CI until its limit)."""
     pause = threading.Event()
+    deadline = time.monotonic() + WAIT_S
     while not done():
-        assert thread.is_alive() and not pause.wait(0.05), outcome.get("error", f"{what} never came")
+        assert thread.is_alive() and time.monotonic() < deadline and not pause.wait(0.05), outcome.get(
+            "error", f"{what} never came"
+        )
 
 
 @pytest.mark.parametrize(
