@@ -37,6 +37,7 @@ from benchsmith.stores.persistence.vectors import VectorStore
 from benchsmith.tools.corpus.cleaning import RepeatedLines
 from benchsmith.tools.corpus.dedup import MINHASH_SEED, candidate_bands, decide_near_duplicates
 from benchsmith.tools.corpus.documents import Chunk, SkippedFile, note_id, span_id
+from benchsmith.tools.corpus.includes import IncludeNotes
 from benchsmith.tools.corpus.loaders import empty_corpus, iter_sources
 from benchsmith.tools.corpus.path_patterns import PathPatterns
 from benchsmith.tools.corpus.quality import InformationDensityScorer, QualityScorer
@@ -48,7 +49,8 @@ from benchsmith.tools.text.page_kinds import DEFAULT_PAGE_KIND
 
 STAGES = ("load", "clean", "chunk", "dedup", "quality", "embed")
 DOCUMENTS_FILE, SKIPPED_FILE = "documents.jsonl", "skipped.jsonl"
-WARNINGS_FILE = "warnings.jsonl"  # {"warning"}: an --include / --exclude pattern that matched no file
+# {"warning"}: an --include / --exclude pattern that matched no file; include lines whose files were not found
+WARNINGS_FILE = "warnings.jsonl"
 CLEANED_FILE, CHUNKS_FILE = "cleaned.jsonl", "chunks.jsonl"
 UNIQUE_FILE, DUPLICATES_FILE = "unique.jsonl", "duplicates.jsonl"
 KEPT_FILE, FILTERED_FILE = "kept.jsonl", "filtered.jsonl"
@@ -109,17 +111,19 @@ def timed(stage: Callable[[IngestState, Runtime[IngestContext]], dict[str, Any]]
 def load(state: IngestState, runtime: Runtime[IngestContext]) -> dict[str, Any]:
     context, run_dir = job.context(runtime), job.run_dir(runtime, state["run_id"])
     skipped: list[SkippedFile] = []
-    patterns = PathPatterns(context.include, context.exclude)
+    patterns, includes = PathPatterns(context.include, context.exclude), IncludeNotes()
     with jsonl_writer_atomic(run_dir.file(DOCUMENTS_FILE)) as documents:
         for item in iter_sources(state["sources"], on_progress=progress_reporter("load"), patterns=patterns):
             if isinstance(item, SkippedFile):
                 skipped.append(item)
             else:
+                includes.note(item.id, tuple(item.missing_includes))
                 documents(item.to_json())
         if not documents.count:
             raise empty_corpus(state["sources"], skipped)
     write_jsonl_atomic(run_dir.file(SKIPPED_FILE), (s.to_json() for s in skipped))
-    write_jsonl_atomic(run_dir.file(WARNINGS_FILE), ({"warning": warning} for warning in patterns.unmatched()))
+    warnings = [*patterns.unmatched(), *includes.warnings()]
+    write_jsonl_atomic(run_dir.file(WARNINGS_FILE), ({"warning": warning} for warning in warnings))
     return {"files_read": documents.count, "files_skipped": len(skipped)}
 
 

@@ -66,7 +66,7 @@ class IngestResult(JobRun):
     newly_embedded: int = 0
     collection_count: int = 0
     page_kinds: dict[str, int] = field(default_factory=dict)  # chunks indexed per page kind
-    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
+    warnings: list[str] = field(default_factory=list)  # unmatched --include / --exclude patterns, missing include files
     stage_seconds: dict[str, float] = field(default_factory=dict)
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
     # Pages that lost chunks to near-duplicate removal, and to which page (duplicates.jsonl has each chunk).
@@ -167,7 +167,7 @@ class IngestPreview:
     cost: CostEstimate
     skipped: list[dict[str, str]] = field(default_factory=list)  # {"path", "reason"} per skipped file
     page_kinds: dict[str, int] = field(default_factory=dict)  # chunks per page kind (before dedup and filtering)
-    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched no file
+    warnings: list[str] = field(default_factory=list)  # unmatched --include / --exclude patterns, missing include files
 
 
 preview_ingest = estimate_of(

@@ -71,6 +71,8 @@ class Document:
     headings: list[list[Any]] = field(default_factory=list)
     # narrative, api, changelog or index (tools/text/page_kinds.py); set by cleaning.
     page_kind: str | None = None
+    # the files its MkDocs include lines name that the tree does not hold (tools/corpus/includes.py)
+    missing_includes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -20,7 +20,9 @@ already read"). Built documentation trees are read as their pages, once (``tools
 a Sphinx or MkDocs build's sources, static assets, viewcode listings, search, index and 404 pages,
 and a page's source beside its built page (an AsciiDoc ``X.txt`` beside ``X.html``), are listed
 with their reasons. ``--include`` / ``--exclude`` globs (``tools.corpus.path_patterns``) choose among a
-folder's files; :attr:`LoadResult.warnings` names a pattern that matched nothing.
+folder's files; :attr:`LoadResult.warnings` names a pattern that matched nothing. A Markdown or HTML
+page's MkDocs include lines are replaced by the files they name from inside the tree
+(``tools.corpus.includes``); the warnings name the pages whose included files are not there.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.corpus.built_trees import BuiltTrees
 from benchsmith.tools.corpus.cleaning import redirect_notice
 from benchsmith.tools.corpus.documents import Document, DocumentKind, SkippedFile, note_document_id, skipped_groups
+from benchsmith.tools.corpus.includes import IncludeNotes, inline_includes
 from benchsmith.tools.corpus.path_patterns import PathPatterns
 from benchsmith.tools.corpus.tree_walk import WalkedFile, walk_tree
 from benchsmith.tools.defaults import MAX_DOCUMENT_BYTES
@@ -55,6 +58,7 @@ KIND_BY_SUFFIX: dict[str, DocumentKind] = {
     ".py": "python",
     ".ipynb": "notebook",
 }
+INCLUDING_KINDS = frozenset({"markdown", "html"})  # MkDocs sources and built pages hold include lines
 # Parts of the standard library that are tests, demos, tooling or vendored copies, not API.
 STDLIB_EXCLUDED = {"site-packages", "test", "tests", "idlelib", "lib2to3", "turtledemo", "ensurepip", "__pycache__"}
 # Files that configure how a documentation or code tree is built, tested or packaged: never
@@ -96,7 +100,8 @@ class LoadResult:
     documents: list[Document] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     files_read: int = 0
-    warnings: list[str] = field(default_factory=list)  # an --include / --exclude pattern that matched nothing
+    # an --include / --exclude pattern that matched nothing; pages whose include lines name files not found
+    warnings: list[str] = field(default_factory=list)
 
 
 def load_sources(
@@ -107,14 +112,15 @@ def load_sources(
     exclude: Sequence[str] = (),
 ) -> LoadResult:
     """Read every source in order; raise :class:`InputError` if none yields a document."""
-    result, patterns = LoadResult(), PathPatterns(include, exclude)
+    result, patterns, includes = LoadResult(), PathPatterns(include, exclude), IncludeNotes()
     for item in iter_sources(sources, on_progress, patterns):
         if isinstance(item, SkippedFile):
             result.skipped.append(item)
         else:
             result.documents.append(item)
             result.files_read += 1
-    result.warnings = patterns.unmatched()
+            includes.note(item.id, tuple(item.missing_includes))
+    result.warnings = [*patterns.unmatched(), *includes.warnings()]
     if not result.documents:
         raise empty_corpus(sources, result.skipped)
     return result
@@ -219,8 +225,19 @@ def _load_file(path: Path, root: Path) -> Document | SkippedFile:
             return SkippedFile(str(path), "empty notebook")
     if notice := redirect_notice(text, kind):
         return SkippedFile(str(path), notice)
+    missing: tuple[str, ...] = ()
+    if kind in INCLUDING_KINDS:
+        included = inline_includes(text, path, root, escape=kind == "html")
+        text, missing = included.text, included.missing
     relative = path.relative_to(root)
-    return Document(id=str(relative), source=str(path), title=file_title(relative, kind), kind=kind, text=text)
+    return Document(
+        id=str(relative),
+        source=str(path),
+        title=file_title(relative, kind),
+        kind=kind,
+        text=text,
+        missing_includes=list(missing),
+    )
 
 
 def file_title(relative: Path, kind: DocumentKind) -> str:
