@@ -1,10 +1,12 @@
 """The real documentation trees of the study: what they are, how to install them, and their ingestion.
 
-Sixteen corpora, in two halves: rules are tuned on the development half only and judged on the
-test half. Each is a tree Debian installs (its ``-doc`` package) or the ``stdlib`` source.
+Eighteen corpora, in two halves: rules are tuned on the development half only and judged on the
+test half. Each is a tree Debian installs (its ``-doc`` package), a project's documentation sources
+as its PyPI sdist publishes them (unpacked under ``$BENCHSMITH_CORPORA``, default
+``~/.cache/benchsmith/corpora``), or the ``stdlib`` source.
 
     .venv/bin/python benchmarks/doc_corpora.py list
-    .venv/bin/python benchmarks/doc_corpora.py install [--run]
+    .venv/bin/python benchmarks/doc_corpora.py install [--run]   # apt-get the -doc packages, download the sdists
     .venv/bin/python benchmarks/doc_corpora.py ingest [NAME ...] --workspace DIR [--embedder SPEC]
 
 ``ingest`` runs ``benchsmith.ingest`` on each corpus into a collection named after it (run id
@@ -22,6 +24,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -36,7 +40,10 @@ from benchsmith.stores.persistence.jsonl import read_jsonl  # noqa: E402
 from benchsmith.tools.corpus.built_trees import source_stem  # noqa: E402
 from benchsmith.tools.corpus.documents import skipped_groups  # noqa: E402
 from benchsmith.tools.corpus.loaders import LINK_TO_READ_REASON, STDLIB_SOURCE  # noqa: E402
+from benchsmith.tools.corpus.path_patterns import NOT_INCLUDED_REASON  # noqa: E402
 from benchsmith.tools.text.page_kinds import PAGE_KINDS  # noqa: E402
+
+CORPORA_CACHE = Path(os.environ.get("BENCHSMITH_CORPORA") or Path.home() / ".cache" / "benchsmith" / "corpora")
 
 
 @dataclass(frozen=True)
@@ -44,12 +51,18 @@ class Corpus:
     name: str
     half: str  # "development": rules may be tuned on it; "test": only judged on it
     shape: str
-    package: str | None  # the Debian package that installs it (None: the running Python's stdlib)
+    package: str | None  # the Debian package that installs it (None: an sdist, or the running Python's stdlib)
     path: str
+    sdist: str | None = None  # a PyPI requirement whose source distribution holds the tree ("typer==0.7.0")
+    include: tuple[str, ...] = ()  # --include patterns: the pages of a project's folder
 
     @property
     def installed(self) -> bool:
         return self.path == STDLIB_SOURCE or Path(self.path).is_dir()
+
+    @property
+    def origin(self) -> str:
+        return self.package or (f"PyPI sdist {self.sdist}" if self.sdist else "(python)")
 
 
 CORPORA = (
@@ -143,6 +156,19 @@ CORPORA = (
         "python-typer-doc",
         "/usr/share/doc/python-typer-doc/html",
     ),
+    # added in the fifteenth session, before any reading of it: typer's tutorial as its sources hold it.
+    # Debian's build above kept its MkDocs include lines, so its pages lack the examples they are about;
+    # the sdist's docs/ and docs_src/ give them (tools/corpus/includes.py). A Markdown source tree, a shape
+    # the kit had not.
+    Corpus(
+        "typer-src",
+        "test",
+        "MkDocs Markdown sources with included example programs: the typer tutorial",
+        None,
+        str(CORPORA_CACHE / "typer-0.7.0"),
+        sdist="typer==0.7.0",
+        include=("docs/**/*.md",),
+    ),
 )
 BY_NAME = {corpus.name: corpus for corpus in CORPORA}
 # HTML files that are not content pages, by the reason they are skipped: the check counts them as accounted for.
@@ -156,6 +182,7 @@ NOT_CONTENT = (
     "redirect page",
     LINK_TO_READ_REASON,
     "symbolic link to a file already skipped",
+    NOT_INCLUDED_REASON,  # a source tree's theme templates: the kit's --include chose its pages
 )
 EXAMPLES = 3
 
@@ -165,22 +192,46 @@ def list_corpora(_: argparse.Namespace) -> int:
     for corpus in CORPORA:
         print(
             f"{corpus.name:<9} {corpus.half:<12} {'yes' if corpus.installed else 'no':<9} "
-            f"{corpus.package or '(python)':<20} {corpus.path:<42} {corpus.shape}"
+            f"{corpus.origin:<20} {corpus.path:<42} {corpus.shape}"
         )
     return 0
 
 
 def install(args: argparse.Namespace) -> int:
     missing = sorted({corpus.package for corpus in CORPORA if corpus.package and not corpus.installed})
-    if not missing:
+    sdists = [corpus for corpus in CORPORA if corpus.sdist and not corpus.installed]
+    if not missing and not sdists:
         print("every corpus is installed")
         return 0
     command = ["apt-get", "install", "-y", "--no-install-recommends", *missing]
-    print(" ".join(command))
+    if missing:
+        print(" ".join(command))
+    for corpus in sdists:
+        print(f"download the sdist of {corpus.sdist} from PyPI and unpack it as {corpus.path}")
     if not args.run:
-        print("(add --run to run it; it needs root and Debian's package lists: apt-get update first)")
+        print("(add --run to run it; apt-get needs root and Debian's package lists: apt-get update first)")
         return 0
-    return subprocess.run(command, check=False).returncode
+    if missing and (returncode := subprocess.run(command, check=False).returncode):
+        return returncode
+    return max((unpack_sdist(corpus) for corpus in sdists), default=0)
+
+
+def unpack_sdist(corpus: Corpus) -> int:
+    """Download ``corpus.sdist``'s source distribution (pip, no dependencies) and unpack it at ``corpus.path``."""
+    assert corpus.sdist is not None
+    target = Path(corpus.path)
+    with tempfile.TemporaryDirectory() as downloads:
+        download = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", downloads]
+        if returncode := subprocess.run([*download, corpus.sdist], check=False).returncode:
+            return returncode
+        [archive] = Path(downloads).glob("*.tar.gz")
+        with tarfile.open(archive) as tar:
+            [top] = {member.name.split("/")[0] for member in tar.getmembers()}
+            tar.extractall(target.parent, filter="data")  # no path out of the folder, no device files
+        if top != target.name:
+            (target.parent / top).rename(target)
+    print(f"unpacked {corpus.sdist} at {target}")
+    return 0
 
 
 @dataclass
@@ -266,6 +317,7 @@ def ingest_corpus(corpus: Corpus, args: argparse.Namespace) -> Report:
         run_id=f"doc-{corpus.name}",
         workspace=args.workspace,
         batch_size=args.batch_size,
+        include=corpus.include,
         **settings,
     )
     elapsed = time.perf_counter() - started
@@ -352,10 +404,10 @@ def main() -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser(
         "list", help="the corpora, their half, shape, package, path and whether installed"
-    ).set_defaults(run=list_corpora)
+    ).set_defaults(action=list_corpora)
     installing = commands.add_parser("install", help="print (or --run) the apt-get install of the missing packages")
     installing.add_argument("--run", action="store_true", help="run it (as root)")
-    installing.set_defaults(run=install)
+    installing.set_defaults(action=install)
     ingesting = commands.add_parser(
         "ingest", help="ingest corpora, one collection each, and check each page is read once"
     )
@@ -363,12 +415,12 @@ def main() -> int:
     ingesting.add_argument("--workspace", required=True, help="benchsmith workspace for the collections and runs")
     ingesting.add_argument("--embedder", default=None, help="embedder spec (default: benchsmith's)")
     ingesting.add_argument("--batch-size", type=int, default=256, help="chunks embedded per batch")
-    ingesting.set_defaults(run=ingest)
+    ingesting.set_defaults(action=ingest)
     args = parser.parse_args()
     if shutil.which("apt-get") is None and args.command == "install" and args.run:
         print("apt-get is not on this machine", file=sys.stderr)
         return 2
-    return args.run(args)
+    return args.action(args)
 
 
 if __name__ == "__main__":
