@@ -1,6 +1,6 @@
 """The real documentation trees of the study: what they are, how to install them, and their ingestion.
 
-Eighteen corpora, in two halves: rules are tuned on the development half only and judged on the
+Nineteen corpora, in two halves: rules are tuned on the development half only and judged on the
 test half. Each is a tree Debian installs (its ``-doc`` package), a project's documentation sources
 as its PyPI sdist publishes them (unpacked under ``$BENCHSMITH_CORPORA``, default
 ``~/.cache/benchsmith/corpora``), or the ``stdlib`` source.
@@ -155,6 +155,17 @@ CORPORA = (
         "MkDocs HTML: a tutorial of many short pages",
         "python-typer-doc",
         "/usr/share/doc/python-typer-doc/html",
+    ),
+    # added in the fifteenth session to develop on where typer (test) fails: a web framework's tutorial by
+    # typer's author, in typer's style (short steps, "Check it", an example program included on each page)
+    Corpus(
+        "fastapi-src",
+        "development",
+        "MkDocs Markdown sources with included example programs: the FastAPI tutorial and guides (English)",
+        None,
+        str(CORPORA_CACHE / "fastapi-0.95.2"),
+        sdist="fastapi==0.95.2",
+        include=("docs/en/docs/**/*.md",),
     ),
     # added in the fifteenth session, before any reading of it: typer's tutorial as its sources hold it.
     # Debian's build above kept its MkDocs include lines, so its pages lack the examples they are about;

@@ -117,3 +117,22 @@ def test_the_cli_warns_in_the_dry_run_and_the_summary_of_the_run(tmp_path):
         assert "warning: 1 page(s) include 2 file(s) the tree does not hold" in output
     resumed = runner.invoke(app, [*arguments, "--collection", "typer-docs", "--run-id", "typer-docs"])
     assert "warning: 1 page(s) include 2 file(s) the tree does not hold" in resumed.output  # kept with the run
+
+
+def test_line_ranges_are_read_as_each_extension_writes_them(tmp_path):
+    root = tmp_path / "project"
+    write(root / "docs_src" / "app.py", "".join(f"line {number}\n" for number in range(1, 11)))
+    page = root / "docs" / "page.md"
+    text = (
+        "```\n{!../docs_src/app.py[ln:2-3]!}\n```\n```\n{!../docs_src/app.py[ln:9-]!}\n```\n"
+        '```\n{!../docs_src/app.py[ln:1,5-6]!}\n```\n```\n--8<-- "docs_src/app.py:7:"\n```\n'
+    )
+    included = inline_includes(text, page, root)
+    assert included.missing == ()
+    blocks = included.text.split("```\n")[1::2]
+    assert blocks == [
+        "line 2\nline 3\n",
+        "line 9\nline 10\n",
+        "line 1\nline 5\nline 6\n",
+        "line 7\nline 8\nline 9\nline 10\n",
+    ]

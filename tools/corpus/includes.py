@@ -12,7 +12,9 @@ for it, from the page's folder and then from each folder above it up to the tree
 ``base_path`` is a setting of the site, often its docs folder). A file outside the tree is never read:
 a page's text does not choose what of the machine is ingested. A line whose file is not found is
 left out of the text and named (:class:`IncludeNotes`), so the summary says which pages lost their
-examples and how to read them in. One level: a line inside an included file stays as it is.
+examples and how to read them in. Line ranges are read as each extension writes them
+(``{!file.py[ln:7-13]!}``, ``--8<-- "file.py:7:13"``). One level: a line inside an included file stays
+as it is.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ INCLUDE_LINE = re.compile(
     re.MULTILINE,
 )
 SNIPPET_RANGE = re.compile(r"^(?P<path>.+?)(?::(?P<start>\d*)(?::(?P<end>\d*))?)?$")
+# markdown-include's line ranges: {!file.py[ln:7-13]!}, [ln:3-], [ln:-5], [ln:2,5-6]
+INCLUDE_RANGES = re.compile(r"^(?P<path>.+?)\[ln:(?P<ranges>[\d,\- ]+)\]$")
 EXAMPLES_SHOWN = 3  # include lines a warning names
 
 
@@ -68,22 +72,37 @@ def inline_includes(text: str, page: Path, root: Path, escape: bool = False) -> 
 def _included_text(
     target: str, folder: Path, root: Path, read: Callable[[Path], str | None], snippet: bool
 ) -> str | None:
-    """The text of ``target`` from the first folder, from ``folder`` up to ``root``, where it is a file."""
-    path, start, end = target, None, None
-    if snippet and (ranged := SNIPPET_RANGE.match(target)):
-        path = ranged["path"]
-        start = int(ranged["start"]) if ranged["start"] else None
-        end = int(ranged["end"]) if ranged["end"] else None
+    """The text of ``target`` (its line ranges applied) from the first folder, from ``folder`` up to
+    ``root``, where it is a file."""
+    path, ranges = _ranged(target, snippet)
     for base in [folder, *folder.parents]:
         text = read(base / path)
         if text is not None:
-            if start is None and end is None:
+            if not ranges:
                 return text.rstrip("\n")
             lines = text.splitlines()
-            return "\n".join(lines[(start or 1) - 1 : end])
+            return "\n".join(line for start, end in ranges for line in lines[start - 1 : end])
         if base == root or root not in base.parents:
             return None
     return None
+
+
+def _ranged(target: str, snippet: bool) -> tuple[str, list[tuple[int, int | None]]]:
+    """The path a target names and its line ranges, 1-based and inclusive (none: the whole file)."""
+    if snippet:
+        ranged = SNIPPET_RANGE.match(target)
+        if ranged and (ranged["start"] or ranged["end"]):
+            start = int(ranged["start"]) if ranged["start"] else 1
+            return ranged["path"], [(start, int(ranged["end"]) if ranged["end"] else None)]
+        return ranged["path"] if ranged else target, []
+    if not (ranged := INCLUDE_RANGES.match(target)):
+        return target, []
+    ranges: list[tuple[int, int | None]] = []
+    for part in ranged["ranges"].replace(" ", "").split(","):
+        first, dash, last = part.partition("-")
+        start = int(first) if first else 1
+        ranges.append((start, (int(last) if last else None) if dash else start))
+    return ranged["path"], ranges
 
 
 def _reader(root: Path) -> Callable[[Path], str | None]:
