@@ -236,6 +236,28 @@ Notes keep their text.
         assert kept in text, kept
 
 
+def test_an_mkdocs_admonitions_title_is_a_label_of_its_own_not_the_first_words_of_its_text():
+    # FastAPI's sources (development): "Technical Details You could also use ..." was read as one sentence
+    markdown = (
+        "# Cookies\n\n"
+        '!!! note "Technical Details"\n'
+        "    You could also use `from starlette.responses import Response`.\n\n"
+        "    FastAPI provides the same responses as a convenience.\n\n"
+        "!!! tip\n    An admonition without a title keeps its text.\n\n"
+        '??? info "Collapsed"\n    Folded text stays too.\n\n'
+        '=== "Python 3.10+"\n\n    ```Python\n    print("tabbed")\n    ```\n'
+    )
+    text = clean_text(markdown, "markdown")
+    paragraphs = [" ".join(paragraph.split()) for paragraph in text.split("\n\n") if paragraph.strip()]
+    assert "Technical Details" in paragraphs
+    assert "You could also use from starlette.responses import Response." in paragraphs
+    assert "An admonition without a title keeps its text." in paragraphs
+    assert "Collapsed" in paragraphs and "Folded text stays too." in paragraphs
+    assert "!!!" not in text and "???" not in text and "tip" not in text
+    assert "Python 3.10+" in paragraphs and "===" not in text  # a content tab's title, then its code
+    assert '```Python\nprint("tabbed")\n```' in text
+
+
 def test_lists_made_only_of_links_go_and_lists_with_words_stay():
     markdown = (
         "Intro paragraph.\n\n- [Install](install.md)\n- {doc}`usage`\n- <https://example.org>\n\n"

@@ -136,3 +136,7 @@ def test_line_ranges_are_read_as_each_extension_writes_them(tmp_path):
         "line 1\nline 5\nline 6\n",
         "line 7\nline 8\nline 9\nline 10\n",
     ]
+    mdx = inline_includes("```\n{!> ../docs_src/app.py !}\n```\n", page, root)
+    built = inline_includes("<pre><code>{!&gt; ../docs_src/app.py !}\n</code></pre>\n", page, root, escape=True)
+    assert mdx.text.startswith("```\nline 1\n") and built.text.startswith("<pre><code>line 1\n")
+    assert mdx.missing == built.missing == ()

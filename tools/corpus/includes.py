@@ -1,4 +1,5 @@
-"""MkDocs include lines: markdown-include's ``{!path!}`` and pymdownx.snippets' ``--8<-- "path"``.
+"""MkDocs include lines: markdown-include's and mdx_include's ``{!path!}`` and pymdownx.snippets'
+``--8<-- "path"``.
 
 A MkDocs build puts the named file where the line stands: a tutorial's code examples are often
 kept beside the docs (``docs_src/``) and shown this way. Markdown sources keep the line, and so
@@ -26,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # The whole line, as the extensions require (in a built page, between the tags of the code block it
-# stands in): markdown-include's {!path!} (its options after a second "!" name no file here and are
-# not supported) and snippets' --8<-- "path" or 'path', with an optional ":start:end" line range.
+# stands in): markdown-include's {!path!} and mdx_include's {!> path !} (options after a "|" are not
+# applied) and snippets' --8<-- "path" or 'path', with an optional ":start:end" line range.
 TAGS = r"(?:<[^<>\n]+>)*"
 INCLUDE_LINE = re.compile(
     rf"""^(?P<before>[ \t]*{TAGS})"""
-    r"""(?:\{!\s*(?P<braced>[^!{}<>\n]+?)\s*!\}|-{2}8<-{2}[ \t]+(?P<quote>["'])(?P<snippet>[^"'<>\n]+)(?P=quote))"""
+    r"""(?:\{!(?:>|&gt;)?\s*(?P<braced>[^!{}<>|\n]+?)\s*(?:\|[^!{}\n]*)?!\}|-{2}8<-{2}[ \t]+(?P<quote>["'])(?P<snippet>[^"'<>\n]+)(?P=quote))"""
     rf"""(?P<after>{TAGS}[ \t]*)$""",
     re.MULTILINE,
 )

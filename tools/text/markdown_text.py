@@ -47,6 +47,7 @@ MYST_BLOCK_BREAK = re.compile(r"^\s*\+\+\+")
 REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S+")
 RULE = re.compile(r"^ {0,3}([-*_])(\s*\1){2,}\s*$")
 MKDOCS_ADMONITION = re.compile(r'^\s*(?:!!!|\?\?\?\+?)\s*[\w-]+(?:\s+"(.*)")?\s*$')
+MKDOCS_TAB = re.compile(r'^\s*===[+!]*\s+"(.*)"\s*$')  # pymdownx.tabbed: === "Python 3.10+"
 GITHUB_ALERT = re.compile(r"^\s*\[!\w+\]\s*$")
 BLOCKQUOTE = re.compile(r"^\s*(?:>\s?)+")
 DEFINITION = re.compile(r"^(\s*):\s+")
@@ -201,9 +202,15 @@ def _convert(lines: list[str]) -> list[str]:
             index += 1
         elif not paragraph and (end := link_only_list_end(lines, index, LINK)) is not None:
             index = end
+        elif admonition := MKDOCS_ADMONITION.match(line) or MKDOCS_TAB.match(line):
+            # its title (an admonition's, a content tab's) is a label of its own, as a built page shows it, not
+            # the first words of its text: "Technical Details You could also use ..." (FastAPI's sources,
+            # development)
+            flush()
+            if admonition.group(1):
+                out.extend([markdown_inline(admonition.group(1)), ""])
+            index += 1
         else:
-            if admonition := MKDOCS_ADMONITION.match(line):
-                line = admonition.group(1) or ""
             line = FIELD.sub(r"\1\2:", DEFINITION.sub(r"\1", BLOCKQUOTE.sub("", line)))
             if line.strip():
                 paragraph.append(line)
