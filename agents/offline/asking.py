@@ -77,6 +77,9 @@ ENTRY_DESCRIPTION_KINDS = frozenset({"purpose", "parameter", "returns", "default
 CLARIFIED = re.compile(r"^I mean (?P<name>[^:]+): (?P<question>.+)$")
 # "In git submodule, ...", and a signature's commas inside its parentheses: "In .build_url_field(self, field_name), ..."
 IN_CONTEXT = re.compile(r"^In (?P<context>(?:[^,(]|\([^)]*\))+), (?P<rest>.+)$")
+# A word in this share of a collection's chunks names the tree itself: tree names are in 50-70% (fastapi,
+# mkdocs, celery, guizero, cmd2, requests), the libraries they name in at most 26% (django, python, pydantic).
+TREE_NAME_SHARE = 0.4
 SPREAD = 3  # facts of one kind are drawn among this many buckets before distinctiveness decides
 SITUATED_KINDS = frozenset({"condition", "remedy", "absence"})
 SLOT_WITH_TOPIC = {
@@ -200,6 +203,8 @@ def ask(
                 or longest_shared_run(copy_words(wording.question), passage_words) >= COPIED_RUN
             ):
                 continue  # refused, or it copies the passage
+            if wording.frame == "what-does-verb" and _names_the_tree(fact.slot("owner"), statistics):
+                continue  # "What does FastAPI call?" has as many answers as the tree has pages
             frame = question_frame(wording.question)
             candidates.append(
                 (
@@ -232,6 +237,15 @@ def ask(
         return None
     _, fact, wording, frame = min(candidates, key=lambda item: item[0])
     return Asked(wording.question, fact.topic, wording.question_type, frame, fact)
+
+
+def _names_the_tree(owner: str, statistics: WordStatistics | None) -> bool:
+    """Is ``owner`` the name of what the whole tree documents ("FastAPI", "MkDocs", "cmd2": in half or more
+    of their trees' chunks; a library they name, "Pydantic" or "Django", in at most a quarter)? Asked what
+    it does to something, it has an answer on every page (FastAPI's sources, development round 21)."""
+    if statistics is None or not statistics.chunks or len(owner.split()) != 1:
+        return False
+    return statistics.document_frequency(owner.lower()) / statistics.chunks >= TREE_NAME_SHARE
 
 
 def _fact_key(fact: Fact) -> tuple[int, str, tuple[int, ...]]:

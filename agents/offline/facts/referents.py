@@ -90,6 +90,19 @@ def leans_on_context(
         ):
             return "points back with a fronted 'that'"  # "Even with that limitation, ..."
         if (
+            not in_entry
+            and lower == "that"
+            and token.dep == "det"
+            and tokens[token.head].pos == "NOUN"
+            and not tokens[token.head].code
+            and any(other.text.lower() == "you" for other in tokens)
+            and all(earlier.lemma != tokens[token.head].lemma for earlier in tokens[: token.index])
+        ):
+            # A tutorial tells its reader "You could reduce duplication in that code by ...": the code on the page,
+            # which the reply does not show (FastAPI's sources, development round 21: "Is there a way to reduce
+            # duplication test_sql_app.py?"). A docstring's "executed within that namespace" is its argument's.
+            return f"points back with 'that {tokens[token.head].text}'"
+        if (
             token.lemma in REMAINDER_NOUNS
             and token.pos == "NOUN"
             and any(child.text.lower() == "the" for child in sentence.children(token.index))

@@ -56,6 +56,8 @@ MANUAL_WORDS = frozenset(
     "contributor contributing install installation".split()
 )
 HEADING_PATH = re.compile(r"\s+(?:›|»|>)\s+")
+# Verbs whose object is the one who then does what follows: "tell X to Y", "let X Y", "allow X to Y".
+OBJECT_CONTROL_VERBS = frozenset("tell ask allow let make cause force instruct enable permit order get help".split())
 
 
 def _of_a_bare_the(sentence: Sentence, attr: Token) -> bool:
@@ -237,6 +239,12 @@ def behaviours(statement: Statement, sentence: Sentence) -> Found:
         None,
     )
     aim = render(sentence, span(sentence, purpose.index)) if purpose and fits(span(sentence, purpose.index)) else None
+    if purpose is not None and aim is None and root.lemma in OBJECT_CONTROL_VERBS:
+        # "orm_mode will tell the Pydantic model to read the data even if ...": the object is who is told, half
+        # of what it says, and what it is told too long to ask ("What does it tell?", "What does the --upgrade
+        # option tell?": FastAPI's sources, development round 21). "provides a serializer to support ..." asks
+        # well without its purpose (drf: the same round's reading of what the first version removed).
+        return []
     if root.lemma in LIGHT_VERBS and aim is None:
         return []  # "What does MkDocs use?": uses for what? ("... use to render Markdown?" says)
     indices = verb_phrase(sentence, root)
