@@ -5,9 +5,9 @@ something ("What does FastAPI call?" has an answer on every page)."""
 
 from __future__ import annotations
 
-from benchsmith.agents.offline.asking import ask
+from benchsmith.agents.offline.asking import answer, ask
 from benchsmith.agents.offline.facts import passage_facts
-from benchsmith.agents.offline.facts.referents import leans_on_context
+from benchsmith.agents.offline.facts.referents import example_pointer, leans_on_context
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.language import parse
@@ -47,3 +47,27 @@ def test_the_trees_own_name_is_not_asked_what_it_does_to_something():
     few = PassageStatistics([gold["text"], *(f"Sphinx page {number} about themes." for number in range(6))])
     asked = ask(gold, [], statistics=few, question_type="factoid")
     assert asked is not None and asked.question == "What does MkDocs include?"
+
+
+def test_a_tutorials_sentence_that_opens_on_its_running_example_is_no_answer_on_its_own():
+    pointing = {
+        "Here we are including it in the message just for demonstration purposes.": "here",
+        "Here's where you import and use the class FastAPI.": "here",
+        "By doing it, you will receive notifications whenever there's a new release.": "by doing it",
+        "In the code, a Bucket represents the main entrypoint of communication with the database.": "in the code",
+        "That way, you can return it from the dependency.": "that way",
+    }
+    for sentence, pointer in pointing.items():
+        assert example_pointer(parse(sentence)) == pointer, sentence
+    assert example_pointer(parse("Here is a list of the settings the server reads.")) is None
+    # a task's answer leaves such a lead out and keeps the one that says how
+    text = (
+        "Checking the current root_path\n\n"
+        "You can get the current root_path used by your application for each request.\n\n"
+        "Here we are including it in the message just for demonstration purposes.\n\n"
+        '```Python\n@app.get("/app")\ndef read_main(request: Request):\n    return {"root_path": request.scope.get("root_path")}\n```'
+    )
+    title = "Behind a Proxy › Checking the current root_path"
+    [fact] = [fact for fact in passage_facts(text, title) if fact.kind == "procedure"]
+    reply = answer({"text": text, "title": title}, wordings(fact)[0].question)
+    assert reply is not None and "You can get the current root_path" in reply and "Here we are" not in reply

@@ -12,7 +12,7 @@ from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
 from benchsmith.agents.offline.facts.examples import fenced, showable
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
-from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, leans_on_context
+from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, example_pointer, leans_on_context
 from benchsmith.entries import Statement, section_heading
 from benchsmith.language import Sentence, Token, parse, parse_all
 from benchsmith.passages import Unit, plain_text
@@ -130,7 +130,14 @@ def _shown_by_example(
     if [statement.position for statement in lead] != list(range(1, 1 + len(lead))):
         return None  # a line between them that is no sentence: another heading
     # "Our ColorField class above ...": a sentence that leans on the page is left out of the reply, the example stays
-    return tuple(s.position for s in lead if s.whole and not leans_on_context(parsed[s.position])), fenced(example)
+    return (
+        tuple(
+            s.position
+            for s in lead
+            if s.whole and not leans_on_context(parsed[s.position]) and not example_pointer(parsed[s.position])
+        ),
+        fenced(example),
+    )
 
 
 def _a_paragraph(unit: Unit) -> bool:

@@ -28,7 +28,7 @@ from benchsmith.agents.offline.facts.phrases import (
     verb_phrase,
 )
 from benchsmith.agents.offline.facts.record import Fact, Found
-from benchsmith.agents.offline.facts.referents import leans_on_context
+from benchsmith.agents.offline.facts.referents import example_pointer, leans_on_context
 from benchsmith.entries import VERSION_NOTE, Statement, section_heading
 from benchsmith.language import REQUIREMENT, Sentence, Token, is_noun_phrase, parse_all
 from benchsmith.words import LIGHT_VERBS, content_words, stems
@@ -339,7 +339,7 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
     if not body or head not in stems(content_words(found[body[0]].text)):
         return []  # the section's first sentence is not about what its heading names
     lead = parse_all([found[body[0]].text])[0]
-    if VERSION_NOTE.match(lead.text) or leans_on_context(lead):
+    if VERSION_NOTE.match(lead.text) or leans_on_context(lead) or example_pointer(lead):
         # "Changed in version 2.9: This extension was removed", "This template, which we'll call base.html, ...":
         # when it changed, or a sentence about an example the reply leaves out (jinja2, development round 12)
         return []
@@ -348,7 +348,11 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         position
         for position in body
         # ("They make APIs more self describing": the pronoun is the lead sentence's subject, in the reply)
-        if position == body[0] or not leans_on_context(parse_all([found[position].text])[0], named, in_entry=True)
+        if position == body[0]
+        or not (
+            leans_on_context(sentence := parse_all([found[position].text])[0], named, in_entry=True)
+            or example_pointer(sentence)
+        )
     ]
     if not any(
         token.pos in ("NOUN", "PROPN")
