@@ -27,6 +27,7 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()
 
 from benchsmith.agents.questioner import Questioner  # noqa: E402
+from benchsmith.agents.text import WordStatistics  # noqa: E402
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
 from benchsmith.graphs.synthesis.turn_checks import ill_formed_question  # noqa: E402
 from benchsmith.stores.persistence.corpus_stats import load_corpus_stats  # noqa: E402
@@ -37,7 +38,9 @@ from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction  # noqa
 SKIPPED_PAGE_KINDS = frozenset({"changelog"})  # synthesis draws from changelogs only when asked
 
 
-def chunk_supply(gold: dict[str, str], questioner: Questioner, statistics, per_chunk: int) -> int:
+def chunk_supply(
+    gold: dict[str, str], questioner: Questioner, statistics: WordStatistics | None, per_chunk: int
+) -> int:
     """The passing first questions of one chunk, up to ``per_chunk``."""
     refused: list[str] = []
     passing = 0

@@ -54,6 +54,8 @@ def inline_includes(text: str, page: Path, root: Path, escape: bool = False) -> 
     """``text`` (the page at ``page``, in the tree at ``root``) with each include line replaced by
     the text of the file it names, found from the page's folder upwards and inside ``root`` only,
     or left out when not found (its target then in ``missing``). ``escape``: the page is HTML."""
+    if "{!" not in text and "--8<--" not in text:  # most pages: no pass over the text, no look at the disk
+        return Included(text)
     missing: list[str] = []
     read = _reader(root.resolve())
 
@@ -65,8 +67,6 @@ def inline_includes(text: str, page: Path, root: Path, escape: bool = False) -> 
             included = ""
         return match["before"] + (html.escape(included, quote=False) if escape else included) + match["after"]
 
-    if "{!" not in text and "--8<--" not in text:  # most pages: no pass over the text
-        return Included(text)
     return Included(INCLUDE_LINE.sub(replaced, text), tuple(missing))
 
 

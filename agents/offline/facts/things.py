@@ -344,16 +344,13 @@ def sections(found: tuple[Statement, ...], title: str) -> list[Fact]:
         # when it changed, or a sentence about an example the reply leaves out (jinja2, development round 12)
         return []
     named = frozenset({head, parsed.tokens[-1].text.lower()}) if parsed.tokens else frozenset()
-    body = [
-        position
-        for position in body
+
+    def stands_in_the_reply(position: int) -> bool:
         # ("They make APIs more self describing": the pronoun is the lead sentence's subject, in the reply)
-        if position == body[0]
-        or not (
-            leans_on_context(sentence := parse_all([found[position].text])[0], named, in_entry=True)
-            or example_pointer(sentence)
-        )
-    ]
+        sentence = parse_all([found[position].text])[0]
+        return not (leans_on_context(sentence, named, in_entry=True) or example_pointer(sentence))
+
+    body = [position for position in body if position == body[0] or stands_in_the_reply(position)]
     if not any(
         token.pos in ("NOUN", "PROPN")
         and stems([token.text.lower()])[0] == head
