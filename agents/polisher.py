@@ -94,6 +94,8 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     found = re.search(rf"(?<![\w.])(?:(?P<determiner>the|my|a|an) )?{named}(?![\w.])", question, re.IGNORECASE)
     if not found or (found["determiner"] or "").lower() in ("a", "an"):
         return question  # "share a theme I create" is any theme, not the one before: no "a it"
+    if COORDINATED.match(question[found.end() :]) or COORDINATING.search(question[: found.start()]):
+        return question  # "get uploaded files and/or form data": "get it and/or form data" (FastAPI, round 22)
     plural = re.search(r"\b(are|were|do)\s*$", question[: found.start()])
     # "the celery.signature class" is one name with its kind: "What does it represent?", not "it class"
     end = found.end() + (
@@ -104,6 +106,9 @@ def refer_back(question: str, subject: str | None, previous_subject: str | None)
     return question[: found.start()] + ("they" if plural else "it") + question[end:]
 
 
+# The subject as one item of a list: a pronoun there stands for the whole list or for nothing.
+COORDINATED = re.compile(r"\s+(?:and|or|and/or|nor)\b", re.IGNORECASE)
+COORDINATING = re.compile(r"\b(?:and|or|and/or|nor|both|either)\s+$", re.IGNORECASE)
 KIND_NOUN = re.compile(
     r" (?:class|filter|test|option|setting|function|method|exception|module|attribute|property|argument|parameter)\b"
 )

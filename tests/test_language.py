@@ -19,6 +19,12 @@ def test_code_names_are_kept_out_of_the_taggers_way_and_come_back():
     assert next(token for token in sentence.tokens if token.text == "register").pos == "VERB"
 
 
+def test_an_attribute_named_alone_is_a_code_name_but_a_files_ending_is_not():
+    sentence = parse('You can use the property .openapi_schema as a "cache", or call .save().')
+    assert {token.text for token in sentence.tokens if token.code} == {".openapi_schema", ".save()"}
+    assert not any(token.code for token in parse("Build a .whl file, with .pyz appended.").tokens)
+
+
 def test_a_batch_parses_as_one_at_a_time():
     texts = ["Blueprints record operations.", "The session cookie is signed.", "Blueprints record operations."]
     assert parse_all(texts) == [parse(text) for text in texts]

@@ -53,7 +53,6 @@ def test_a_tutorials_sentence_that_opens_on_its_running_example_is_no_answer_on_
     pointing = {
         "Here we are including it in the message just for demonstration purposes.": "here",
         "Here's where you import and use the class FastAPI.": "here",
-        "By doing it, you will receive notifications whenever there's a new release.": "by doing it",
         "In the code, a Bucket represents the main entrypoint of communication with the database.": "in the code",
         "That way, you can return it from the dependency.": "that way",
     }

@@ -100,7 +100,10 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         if not (purpose or enabled):
             continue  # "Git can help you perform a merge" and "MkDocs lets you X" say that, not how
         main = sentence.tokens[token.head] if token.dep == "advcl" else sentence.root
-        if token.dep == "ROOT":  # "To X, do Y" read with X as the root: the instruction is what follows
+        unmarked = _main_clause_without_comma(sentence, token) if purpose and token.dep == "ROOT" else None
+        if unmarked is not None:
+            main = sentence.tokens[unmarked.head]
+        elif token.dep == "ROOT":  # "To X, do Y" read with X as the root: the instruction is what follows
             main = next((t for t in sentence.tokens if t.index > token.index and t.pos == "VERB"), token)
         if main.lemma in META_VERBS and subject_of(sentence, main) is None:
             continue  # "To enable a translation, see the theme's documentation": a pointer, no answer
@@ -109,7 +112,11 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         # the purpose is the user's task as a whole ("test a theme with translations"); a clause after
         # it is not part of it
         indices = (
-            [i for i in clause_span(sentence, token) if i != (marker.index if marker else -1)]
+            [
+                i
+                for i in clause_span(sentence, token)
+                if i != (marker.index if marker else -1) and (unmarked is None or i < unmarked.index)
+            ]
             if purpose
             else verb_phrase(sentence, token, complement=True)
         )
@@ -146,7 +153,9 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         and means
         and (
             is_imperative(sentence, root)
-            or (you is not None and you.text.lower() == "you" and sentence.child(root.index, "aux"))
+            # "you can X by Y"; not "By returning X, you are already returning a Response": what the user does
+            # already, no step (FastAPI, development round 22)
+            or (you is not None and you.text.lower() == "you" and _modal(sentence, root))
         )
         and sentence.child(root.index, "dobj") is not None
         and not _light_on_any(sentence, root)
@@ -156,6 +165,36 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         if fits(indices) and names_something(sentence, root) and (vp := render(sentence, indices)) and not found:
             found.append(("procedure", object_topic(sentence, root) or vp, (("vp", vp),)))
     return found or _trailing_purpose(sentence) or _passive_means(sentence)
+
+
+def _modal(sentence: Sentence, verb: Token) -> bool:
+    return any(child.dep == "aux" and child.tag == "MD" for child in sentence.children(verb.index))
+
+
+def _main_clause_without_comma(sentence: Sentence, purpose: Token) -> Token | None:
+    """The subject "you" of the instruction after a purpose written without its comma: "To restart the worker
+    you should send the TERM signal" is parsed with "you should send ..." as a relative clause inside the
+    purpose, so the purpose ends where "you" begins and the instruction is its verb (fastapi-src, celery,
+    werkzeug, cmd2: 7 of 26 such sentences of the development half no reader read gain a procedure; round 22)."""
+    _, high = sentence.subtree(purpose.index)
+    subjects = []
+    for token in sentence.tokens[purpose.index + 1 : high]:
+        if token.text in (",", ";", ":"):
+            return None  # the purpose has its comma: parsed as written
+        verb = sentence.tokens[token.head]
+        if (
+            token.text.lower() == "you"
+            and token.dep == "nsubj"
+            and verb.dep in ("relcl", "ccomp")
+            and verb.index > token.index
+            # an instruction has its own object; "To fix a typo you found on the documentation" is a relative
+            # clause about the typo, which is its object (a list item of FastAPI's, development round 22)
+            and any(child.dep in ("dobj", "xcomp", "ccomp", "dative") for child in sentence.children(verb.index))
+        ):
+            subjects.append(token)
+    # the last: "To check the code for the language you want to translate you can use the table" (the first "you"
+    # is the language's relative clause)
+    return subjects[-1] if subjects else None
 
 
 def _trailing_purpose(sentence: Sentence) -> Found:

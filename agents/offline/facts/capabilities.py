@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from benchsmith.agents.offline.facts.actions import QUANTIFIERS, TIME_MARKS
 from benchsmith.agents.offline.facts.clauses import META_VERBS, entry_name, names_something, refers_to_entry, subject_of
+from benchsmith.agents.offline.facts.conditionals import WANTING_VERBS
 from benchsmith.agents.offline.facts.phrases import (
     bare,
     contiguous,
@@ -31,8 +32,8 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     if modal is None or modal.lemma not in ("can", "could"):
         return []
     subject = subject_of(sentence, root)
-    if subject is None:
-        return []
+    if subject is None or root.lemma in WANTING_VERBS:
+        return []  # "You could want a process manager": "Is it possible to want X?" (FastAPI, development round 22)
     if _framed_by_a_case(sentence):
         return []
     if root.lemma in META_VERBS and any(token.lemma in MANUAL_NOUNS for token in sentence.tokens):

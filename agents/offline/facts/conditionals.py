@@ -169,6 +169,10 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
         kind: FactKind = "remedy" if advising else "condition"
         if kind == "condition" and person and clause.lemma in MENTAL_VERBS:
             continue  # "If you know FastAPI, you already know Typer": what the user knows is no event that happens
+        if kind == "condition" and told and root.lemma in WANTING_VERBS:
+            # "When you create a web API, you want it to be always running", "If you are just starting with FastAPI
+            # you might want to skip it": what the user wants then, not what happens (FastAPI, development round 22)
+            continue
         if kind == "remedy" and (
             sentence.child(root.index, "neg") or any(child.lemma == "never" for child in sentence.children(root.index))
         ):

@@ -20,6 +20,8 @@ MAX_EXAMPLE_LINES = 15  # an example a reply can show whole; a longer one is a p
 # installed keeps the directive, not the file's code (typer, test half: found on its round-20 sheet). Not Jinja's
 # "{% include %}", which is the example where a page teaches templates.
 INCLUDE_DIRECTIVE = re.compile(r"^\s*(?:\{!.*!\}|-{2}8<-{2}.*)\s*$")
+# An import line names what a program uses, not what it does: "from fastapi import WebSocket" creates no websocket.
+IMPORT_LINE = re.compile(r"^\s*(?:from\s+\S+\s+)?import\s")
 # "To VP:", "Here's how to VP:", "This is how you can VP:": the task alone, what the example does.
 TASK_INTRODUCTION = re.compile(
     r"^(?:To|(?:Here's|Here is|This is) how (?:to|you can)) (?P<vp>[a-z][^,:;]*?)"

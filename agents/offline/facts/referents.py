@@ -76,6 +76,10 @@ def leans_on_context(
         return "illustrates what came before with 'for example'"
     if _concedes(sentence):
         return "concedes a point made before it ('You may be right, but ...')"
+    if opening[:2] == ["by", "doing"] and opening[2:3] in (["it"], ["this"], ["that"], ["so"]):
+        # "By doing it, you will receive notifications ...": the means is the step before ("How do I get
+        # notifications?" was read broken: FastAPI's sources, development rounds 21 and 22)
+        return f"points back with 'by doing {opening[2]}'"
     for token in tokens:
         lower = token.text.lower()
         if token.code:
@@ -158,7 +162,7 @@ def leans_on_context(
 
 def example_pointer(sentence: Sentence) -> str | None:
     """A tutorial's sentence that opens on its running example: "Here we are including it in the message",
-    "By doing it, you will receive ...", "In the code, a Bucket represents ...", "That way, ...". Left out
+    "In the code, a Bucket represents ...", "That way, ...". Left out
     of a reply assembled from a section's sentences (FastAPI's sources, development round 21: replies
     opening so answered nothing on their own). A fact's own statement may still open so: read with its
     question, "Here for backwards compatibility." says what TaskType is for (the same round's reading of
@@ -167,8 +171,6 @@ def example_pointer(sentence: Sentence) -> str | None:
     first, second, third = [*opening, "", "", ""][:3]
     if first == "here" and second not in ("is", "are"):
         return "here"  # "Here is a list of ..." introduces what follows in the same sentence
-    if first == "by" and second == "doing" and third in ("it", "this", "that", "so"):
-        return f"by doing {third}"
     if first == "in" and second in ("the", "this", "that") and third == "code":
         return f"in {second} code"
     if first in ("that", "this") and second == "way" and third == ",":

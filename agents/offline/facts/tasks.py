@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from benchsmith.agents.offline.facts.actions import names_code
 from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
-from benchsmith.agents.offline.facts.examples import fenced, showable
+from benchsmith.agents.offline.facts.conditionals import WANTING_VERBS
+from benchsmith.agents.offline.facts.examples import IMPORT_LINE, fenced, showable
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, example_pointer, leans_on_context
@@ -61,7 +62,7 @@ def task_sections(found: tuple[Statement, ...], parsed: list[Sentence], title: s
             continue
         if _tells_how(sentence, verb) and task_words <= set(stems(content_words(statement.text))):
             return [Fact("procedure", thing, (("vp", vp),), statement.position, (statement.position,))]
-    shown = _shown_by_example(passage, found, parsed, heading, task_words) if _plainly_a_task(heading) else None
+    shown = _shown_by_example(passage, found, parsed, heading, verb, task_words) if _plainly_a_task(heading) else None
     if shown is None:
         return []
     lead, example = shown
@@ -106,7 +107,12 @@ def _named_as_a_noun(heading: str, paragraphs: list[str]) -> bool:
 
 
 def _shown_by_example(
-    passage: list[Unit], found: tuple[Statement, ...], parsed: list[Sentence], heading: str, task_words: set[str]
+    passage: list[Unit],
+    found: tuple[Statement, ...],
+    parsed: list[Sentence],
+    heading: str,
+    verb: str,
+    task_words: set[str],
 ) -> tuple[tuple[int, ...], str] | None:
     """The section's example, when it follows the heading after at most two paragraphs of whole sentences, is
     short enough to show whole and names the task's thing or verb ("Putting widgets in a TitleBox", then a
@@ -123,12 +129,19 @@ def _shown_by_example(
     if _named_as_a_noun(heading, paragraphs):
         return None
     example = showable(opening[at])
-    if example is None or not any(stem in example.lower() for stem in task_words):
+    if example is None:
+        return None
+    # what the example does, its imports left out: "from fastapi import FastAPI, WebSocket" and "app = FastAPI()"
+    # show no websocket made (FastAPI, development round 22)
+    doing = "\n".join(line for line in example.lower().splitlines() if not IMPORT_LINE.match(line))
+    if not any(stem in doing for stem in task_words):
         return None
     said = " ".join(paragraphs)
     lead = [statement for statement in found[1:] if statement.text in said]
     if [statement.position for statement in lead] != list(range(1, 1 + len(lead))):
         return None  # a line between them that is no sentence: another heading
+    if _task_as_occasion([parsed[statement.position] for statement in lead], verb):
+        return None
     # "Our ColorField class above ...": a sentence that leans on the page is left out of the reply, the example stays
     return (
         tuple(
@@ -138,6 +151,36 @@ def _shown_by_example(
         ),
         fenced(example),
     )
+
+
+def _task_as_occasion(lead: list[Sentence], verb: str) -> bool:
+    """The heading's task named, in the prose before the example, only as when something else is done: "You can also
+    add headers when you return a Response directly" under "Return a Response directly" (a page on headers): the
+    example adds headers, it does not show how to return a Response (FastAPI, development round 22). A wish is the
+    task itself: "If you want to overwrite the current line, use overwrite()" (cleo)."""
+    named = [
+        (sentence, token)
+        for sentence in lead
+        for token in sentence.tokens
+        if token.pos == "VERB" and stems([token.text.lower()]) == stems([verb])
+    ]
+    return bool(named) and all(
+        _in_condition(sentence, token) and not _wished(sentence, token) and _by_the_user(sentence, token)
+        for sentence, token in named
+    )
+
+
+def _by_the_user(sentence: Sentence, token: Token) -> bool:
+    """The user does it ("when you return a Response"), not the tool or the example ("When a command has been
+    removed, the command method has been deleted" tells what removing does: cmd2)."""
+    subject = subject_of(sentence, token)
+    return subject is not None and subject.text.lower() == "you"
+
+
+def _wished(sentence: Sentence, token: Token) -> bool:
+    """What a verb of wanting takes: "want to overwrite the current line"."""
+    head = sentence.tokens[token.head]
+    return token.dep == "xcomp" and head.lemma in WANTING_VERBS
 
 
 def _a_paragraph(unit: Unit) -> bool:
@@ -224,7 +267,9 @@ def _in_condition(sentence: Sentence, token: Token) -> bool:
     while token.index not in seen and token.dep != "ROOT":
         seen.add(token.index)
         if token.dep == "advcl" and any(
-            child.dep == "mark" and child.lemma in CONDITION_MARKS for child in sentence.children(token.index)
+            # "when" is tagged a mark or an adverb: "when you return a Response" either way
+            child.dep in ("mark", "advmod") and child.lemma in CONDITION_MARKS
+            for child in sentence.children(token.index)
         ):
             return True
         token = sentence.tokens[token.head]
