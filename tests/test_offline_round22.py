@@ -108,6 +108,19 @@ def test_a_means_said_as_doing_it_leans_on_the_step_before():
     assert leans_on_context(parse("By watching the repository, you will receive notifications.")) is None
 
 
+def test_an_object_pronoun_before_any_noun_and_a_pointer_to_later_lean_on_the_page():
+    assert (
+        leans_on_context(parse("If you are just starting, you can skip it."))
+        == "stands for something before it with 'it'"
+    )
+    assert not questions("If you are just starting, you can skip it.")
+    later = "The most common case would be returning a Response directly as explained later in the advanced docs."
+    assert leans_on_context(parse(later)) == "points ahead with 'later'"
+    # a pronoun after the noun it stands for, and "later" as a time, stand alone
+    assert leans_on_context(parse("Create a session and close it when you are done.")) is None
+    assert leans_on_context(parse("You can change the setting later.")) is None
+
+
 def test_a_follow_ups_pronoun_does_not_stand_for_one_item_of_a_list():
     listed = "Is there a way to get uploaded files and/or form data?"
     assert refer_back(listed, "uploaded files", "uploaded files") == listed

@@ -30,6 +30,9 @@ from __future__ import annotations
 from benchsmith.language import Sentence, is_expletive, points_outside
 
 PERSONAL_PRONOUNS = frozenset({"it", "they"})
+OBJECT_PRONOUNS = frozenset({"it", "them"})
+# What a manual does with a topic in another place: "as explained later", "described later".
+TELLING_VERBS = frozenset("explain describe show discuss cover see mention detail introduce".split())
 # adverbs that say "as what came before said" (mkdocs, development round 13)
 BACK_ADVERBS = frozenset({"accordingly", "likewise", "similarly"})
 REMAINDER_NOUNS = frozenset({"rest", "remainder"})
@@ -145,6 +148,14 @@ def leans_on_context(
             return f"points back with {token.text!r}"  # "Displays the buttons accordingly": according to what?
         if lower == "earlier" and token.dep == "advmod":
             return "points back with 'earlier'"  # "As I mentioned earlier, ..."
+        if (
+            lower == "later"
+            and token.dep == "advmod"
+            and tokens[token.head].lemma in TELLING_VERBS
+            # "a parameter that we'll see later" names it here; "as explained later" sends the reader on
+            and tokens[token.head].dep != "relcl"
+        ):
+            return "points ahead with 'later'"  # "as explained later in the advanced docs" (FastAPI, round 22)
         if lower == "now" and token.dep == "advmod" and sentence.child(token.head, "aux") is not None:
             return "follows a step it does not show with 'now'"  # "will now be available"
         if (
@@ -189,15 +200,15 @@ def _plural_demonstrative(sentence: Sentence, named: frozenset[str]) -> str | No
 
 def _unresolved_pronoun(sentence: Sentence) -> str | None:
     """A subject "it" or "they" before any noun it could stand for, and not an expletive ("it is
-    possible to ...")."""
+    possible to ..."); an object "it" or "them" so ("If you are just starting, you can skip it": the
+    page's section, FastAPI's sources, development round 22)."""
     for token in sentence.tokens:
         if token.pos in ("NOUN", "PROPN") or token.code:
             return None  # a thing named first: the pronoun may stand for it
+        lower = token.text.lower()
         if (
-            token.text.lower() in PERSONAL_PRONOUNS
-            and token.dep in ("nsubj", "nsubjpass")
-            and not is_expletive(sentence, token)
-        ):
+            lower in PERSONAL_PRONOUNS and token.dep in ("nsubj", "nsubjpass") and not is_expletive(sentence, token)
+        ) or (lower in OBJECT_PRONOUNS and token.dep in ("dobj", "pobj")):
             return f"stands for something before it with {token.text!r}"
     return None
 
