@@ -14,16 +14,22 @@ Settings, and why:
   fail now and then with "database is locked" on the switch to WAL, without waiting out the
   timeout (select's judge workers each open the verdict store as their batch starts;
   tests/test_sqlite_opener.py).
+* Processes do the same (Ray's workers opening a run's response cache at once: 18 of 480 opens
+  of eight processes failed so), and no lock of this process orders them: SQLite calls no busy
+  handler on that switch, so the setup is tried again until the busy timeout has passed.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import ClassVar
 
 BUSY_TIMEOUT_S = 30.0
+SETUP_RETRY_S = 0.01  # the first wait for another process's switch to WAL, doubled up to MAX_SETUP_RETRY_S
+MAX_SETUP_RETRY_S = 0.5
 
 _setup_lock = threading.Lock()
 
@@ -35,16 +41,25 @@ def open_sqlite(path: str | Path, schema: str | None = None, *, timeout: float =
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
+    deadline = time.monotonic() + timeout
+    pause = SETUP_RETRY_S
     try:
-        with _setup_lock, connection:
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            if schema:
-                connection.executescript(schema)
+        while True:
+            try:
+                with _setup_lock, connection:
+                    connection.execute("PRAGMA journal_mode=WAL")
+                    connection.execute("PRAGMA synchronous=NORMAL")
+                    if schema:
+                        connection.executescript(schema)
+                return connection
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() + pause > deadline:
+                    raise
+                time.sleep(pause)  # another process is switching the file to WAL
+                pause = min(pause * 2, MAX_SETUP_RETRY_S)
     except BaseException:
         connection.close()
         raise
-    return connection
 
 
 class SharedTable:
