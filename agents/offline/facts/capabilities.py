@@ -4,8 +4,14 @@ the statement's words say it whole (no idiom, list, purpose or case left out of 
 from __future__ import annotations
 
 from benchsmith.agents.offline.facts.actions import QUANTIFIERS, TIME_MARKS
-from benchsmith.agents.offline.facts.clauses import META_VERBS, entry_name, names_something, refers_to_entry, subject_of
-from benchsmith.agents.offline.facts.conditionals import WANTING_VERBS
+from benchsmith.agents.offline.facts.clauses import (
+    META_VERBS,
+    WANTING_VERBS,
+    entry_name,
+    names_something,
+    refers_to_entry,
+    subject_of,
+)
 from benchsmith.agents.offline.facts.phrases import (
     bare,
     contiguous,

@@ -34,6 +34,8 @@ META_VERBS = frozenset(
 )
 ORDINALS = frozenset("first second third fourth fifth last next previous former latter following preceding".split())
 ENABLING_VERBS = frozenset({"allow", "let", "enable", "help", "permit"})
+# What the user wants, not what happens or what they can do: "if you want to X", "you could want a process manager".
+WANTING_VERBS = frozenset({"want", "need", "wish", "like", "prefer"})
 
 # Adjectives that judge a thing rather than say what it is: "a huge drain", "a great choice".
 EVALUATIVE = frozenset(

@@ -8,6 +8,7 @@ import builtins
 
 from benchsmith.agents.offline.facts.clauses import (
     META_VERBS,
+    WANTING_VERBS,
     docstring_mood,
     entry_name,
     is_imperative,
@@ -31,7 +32,6 @@ from benchsmith.words import content_words
 
 GIVEN_SLOT = "given"  # a definite noun a condition leans on: see definite_referent
 CONDITION_MARKS = frozenset({"if", "when", "whenever"})
-WANTING_VERBS = frozenset({"want", "need", "wish", "like", "prefer"})
 INTENT_VERBS = frozenset({"intend", "plan", "decide", "choose", "expect", "hope", "mean", "try", "have"})
 
 # What a user does to a setting or an object: a passive of one of these states the user's action

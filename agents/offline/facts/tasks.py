@@ -8,8 +8,7 @@ the prose before it answer (round 20)."""
 from __future__ import annotations
 
 from benchsmith.agents.offline.facts.actions import names_code
-from benchsmith.agents.offline.facts.clauses import is_imperative, subject_of
-from benchsmith.agents.offline.facts.conditionals import WANTING_VERBS
+from benchsmith.agents.offline.facts.clauses import WANTING_VERBS, is_imperative, subject_of
 from benchsmith.agents.offline.facts.examples import IMPORT_LINE, fenced, showable
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
@@ -158,14 +157,15 @@ def _task_as_occasion(lead: list[Sentence], verb: str) -> bool:
     add headers when you return a Response directly" under "Return a Response directly" (a page on headers): the
     example adds headers, it does not show how to return a Response (FastAPI, development round 22). A wish is the
     task itself: "If you want to overwrite the current line, use overwrite()" (cleo)."""
+    stem = stems([verb])
     named = [
         (sentence, token)
         for sentence in lead
         for token in sentence.tokens
-        if token.pos == "VERB" and stems([token.text.lower()]) == stems([verb])
+        if token.pos == "VERB" and stems([token.text.lower()]) == stem
     ]
     return bool(named) and all(
-        _in_condition(sentence, token) and not _wished(sentence, token) and _by_the_user(sentence, token)
+        _in_condition(sentence, token) and not _wanted(sentence, token) and _by_the_user(sentence, token)
         for sentence, token in named
     )
 
@@ -177,7 +177,7 @@ def _by_the_user(sentence: Sentence, token: Token) -> bool:
     return subject is not None and subject.text.lower() == "you"
 
 
-def _wished(sentence: Sentence, token: Token) -> bool:
+def _wanted(sentence: Sentence, token: Token) -> bool:
     """What a verb of wanting takes: "want to overwrite the current line"."""
     head = sentence.tokens[token.head]
     return token.dep == "xcomp" and head.lemma in WANTING_VERBS
