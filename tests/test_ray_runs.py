@@ -42,8 +42,8 @@ from tests.openai_server import FakeOpenAIServer
 from tests.paraphrase_fixtures import server_replier as paraphrase_replier
 from tests.paraphrase_fixtures import write_topics
 from tests.select_fixtures import run_select, write_labelled_corpus
+from tests.synthesis_digests import OUTPUTS, RATES, RUN, SEED, digests, stored
 from tests.synthesis_fixtures import COLLECTION
-from tests.test_synthesis_digest import OUTPUTS, RATES, RUN, SEED, digests, stored
 from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_server_replier
 

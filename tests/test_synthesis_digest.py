@@ -16,71 +16,16 @@ Regenerate (only for a change meant to alter outputs, never for a client change)
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-from pathlib import Path
 
 import pytest
 
-from benchsmith.graphs.contexts.synthesize import SynthesisContext
-from benchsmith.graphs.runtime.runner import run_job
-from benchsmith.graphs.synthesis.run import builder as synthesis_builder
-from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import FakeOpenAIServer
-from tests.synthesis_fixtures import COLLECTION
-from tests.turn_type_fixtures import QUESTION_MIX, build_rich_collection
+from tests.synthesis_digests import DIGESTS, OUTPUTS, digests, stored, synthesize
+from tests.turn_type_fixtures import build_rich_collection
 from tests.turn_type_replies import typed_server_replier
-
-DIGESTS = Path(__file__).parent / "data" / "synthesis-digests.json"
-OUTPUTS = (
-    "dialogues.jsonl",
-    "stats.json",
-    "plan.jsonl",
-    "qrels.trec",
-    "beir/corpus.jsonl",
-    "beir/queries.jsonl",
-    "beir/qrels/test.tsv",
-    "beir/turn_labels.tsv",
-)
-# Every turn type at a small rate, so most turns stay on the answerable path.
-RATES = {"unanswerable_rate": 0.15, "partial_rate": 0.1, "underspecified_rate": 0.1, "multi_gold_rate": 0.1}
-RUN = {"conversations": 6, "turns": 5}
-SEED = 3
-
-
-def synthesize(workspace: Workspace, run_id: str, llm: str, concurrency: int) -> RunDirectory:
-    """A seeded run as the CLI makes it: a model spec (not a registered seam), so the workspace's
-    response cache and the run's usage ledger are the ones a user's run writes."""
-    context = SynthesisContext(
-        workspace=str(workspace.root),
-        llm=llm,
-        cluster_size=4,
-        concurrency=concurrency,
-        seed=SEED,
-        question_types=QUESTION_MIX,
-        **RATES,
-    )
-    run_job(
-        synthesis_builder,
-        job="synthesize",
-        workspace=workspace,
-        run_id=run_id,
-        context=context,
-        settings={},
-        inputs={"run_id": run_id, "collection": COLLECTION, **RUN},
-        max_concurrency=concurrency,
-    )
-    return RunDirectory(workspace, run_id)
-
-
-def digests(run_dir: RunDirectory, *, usage: bool = True) -> dict[str, str]:
-    found = {name: hashlib.sha256(run_dir.file(name).read_bytes()).hexdigest() for name in OUTPUTS}
-    if usage:
-        lines = sorted(run_dir.file("usage.jsonl").read_text(encoding="utf-8").splitlines())
-        found["usage.jsonl (sorted lines)"] = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -111,10 +56,6 @@ def runs(tmp_path_factory, monkeypatch_module) -> dict[str, dict[str, str]]:
 def monkeypatch_module():
     with pytest.MonkeyPatch.context() as patch:
         yield patch
-
-
-def stored() -> dict[str, dict[str, str]]:
-    return json.loads(DIGESTS.read_text(encoding="utf-8"))
 
 
 def test_runs_match_the_digests_made_before_the_client_changes(runs):
