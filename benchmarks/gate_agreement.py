@@ -46,6 +46,7 @@ class Collection:
     """A corpus's collection: texts by id, BM25 over all of it, dense search."""
 
     def __init__(self, workspace: Workspace, name: str):
+        self.name = name
         self.store = VectorStore.open_existing(
             chroma_client(workspace, None), name, lambda spec: ChromaEmbeddingFunction(spec=spec)
         )
@@ -65,6 +66,45 @@ class Collection:
         found = self.store.collection.query(query_texts=[question], n_results=POOL_DEPTH + len(leave_out))
         dense = [chunk_id for chunk_id in found["ids"][0] if chunk_id not in leave_out][:POOL_DEPTH]
         return [self.records[chunk_id][1] for chunk_id in dict.fromkeys([*lexical, *dense])]
+
+
+class Collections:
+    """The workspace's collections, each sheet of readings read against the one that holds its chunks. A corpus
+    ingested again under another name after its chunking changed (``fastapi-src``, ``fastapi-src21``,
+    ``fastapi-src22``) keeps an older sheet's chunk ids only in the collection that sheet was drawn from: a sheet
+    read against another would lose its turns' gold passages, and the gate would judge them without."""
+
+    def __init__(self, workspace: Workspace):
+        self.workspace = workspace
+        self.client = chroma_client(workspace, None)
+        self.names = sorted(collection.name for collection in self.client.list_collections())
+        self.opened: dict[str, Collection] = {}
+
+    def of_sheet(self, corpus: str, rows: list[dict[str, Any]]) -> Collection:
+        """The collection named ``corpus``, or one whose name extends it, that holds the most of the sheet's
+        gold chunks (the corpus's own name where several hold as many)."""
+        ids = sorted({chunk_id for row in rows for chunk_id in row.get("gold_ids") or []})
+        candidates = [name for name in self.names if name.startswith(corpus)] or [corpus]
+        held = {name: self._holding(name, ids) for name in candidates}
+        name = max(candidates, key=lambda candidate: (held[candidate], candidate == corpus))
+        if name not in self.opened:
+            self.opened[name] = Collection(self.workspace, name)
+        return self.opened[name]
+
+    def _holding(self, name: str, ids: list[str]) -> int:
+        if not ids or name not in self.names:
+            return 0
+        return len(self.client.get_collection(name).get(ids=ids, include=[])["ids"])
+
+
+def sheets_of(paths: list[Path]) -> dict[Path, list[dict[str, Any]]]:
+    """Each reading file's rows that read a turn: a verdict, and the turn's type (the fact sheets of a
+    generator round read a passage's question and reply alone, no turn of a benchmark)."""
+    sheets = {}
+    for path in paths:
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        sheets[path] = [row for row in rows if row.get("verdict") in ("ok", "broken") and "turn_type" in row]
+    return sheets
 
 
 def evidence(reading: dict[str, Any], collection: Collection) -> TurnEvidence:
@@ -91,22 +131,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--rules-only", action="store_true", help="the rules without the reading model")
     arguments = parser.parse_args(argv)
-    workspace = Workspace.resolve(arguments.workspace)
-    rows = [
-        json.loads(line)
-        for path in arguments.readings
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    rows = [row for row in rows if row.get("verdict") in ("ok", "broken")]
-    collections: dict[str, Collection] = {}
+    collections = Collections(Workspace.resolve(arguments.workspace))
+    rows = []
+    for path, sheet in sheets_of(arguments.readings).items():
+        if sheet:
+            collection = collections.of_sheet(sheet[0]["corpus"], sheet)
+            if collection.name != sheet[0]["corpus"]:
+                print(f"{path.name}: read against the collection {collection.name}, which holds its chunks")
+            rows += [(row, collection) for row in sheet]
     groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     classes: Counter[tuple[str | None, str | None]] = Counter()
     disagreements = []
-    for row in rows:
-        if row["corpus"] not in collections:
-            collections[row["corpus"]] = Collection(workspace, row["corpus"])
-        verdict = judge_turn(evidence(row, collections[row["corpus"]]), reading_model=not arguments.rules_only)
+    for row, collection in rows:
+        verdict = judge_turn(evidence(row, collection), reading_model=not arguments.rules_only)
         reader = row["verdict"] == "broken"
         for key in (f"{row['corpus']} ({row['half']})", f"all {row['half']}", "all"):
             groups[key].append((reader, verdict.broken))

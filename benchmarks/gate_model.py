@@ -3,8 +3,9 @@
     .venv/bin/python benchmarks/gate_model.py --workspace /work/corpora/ws [--write]
 
 Reads every answerable and multi-passage turn of ``data/readings/development/*.jsonl`` (readings by
-readers who got only the rubric; the turns the model judges), builds
-each turn's evidence from the corpus's collection as benchmarks/gate_agreement.py does, and fits a
+readers who got only the rubric; the turns the model judges; a generator round's fact sheets read no
+turn and are left out), builds each turn's evidence from the collection that holds its sheet's chunks
+as benchmarks/gate_agreement.py does, and fits a
 gradient-boosted trees (scikit-learn, classes weighted to balance) on
 evals/quality_gate/reading_model.py's features. Generalization is judged leave-one-corpus-out: for
 each development corpus the model is fitted on the others and applied to it. The threshold is chosen
@@ -24,7 +25,6 @@ gives scikit-learn's probabilities. The test half is never read here.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections.abc import Sequence
@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # gate_agreement, beside this script
-from gate_agreement import Collection, evidence
+from gate_agreement import Collections, evidence, sheets_of
 
 from benchsmith.evals.quality_gate import RULES
 from benchsmith.evals.quality_gate.reader_agreement import reader_agreement
@@ -56,26 +56,18 @@ BOOSTING = {"max_depth": 2, "n_estimators": 200, "learning_rate": 0.05, "subsamp
 def load_turns(
     workspace: Workspace, paths: list[Path]
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]:
+    collections = Collections(workspace)
     rows = [
-        (path.name, json.loads(line))
-        for path in paths
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
+        (path.name, row, collections.of_sheet(sheet[0]["corpus"], sheet))
+        for path, sheet in sheets_of(paths).items()
+        if sheet
+        for row in sheet
+        if row.get("half") == "development" and row["turn_type"] in MODELLED_TURN_TYPES
     ]
-    rows = [
-        (sheet, row)
-        for sheet, row in rows
-        if row.get("verdict") in ("ok", "broken")
-        and row.get("half") == "development"
-        and row["turn_type"] in MODELLED_TURN_TYPES
-    ]
-    collections: dict[str, Collection] = {}
     names: list[str] = []
     matrix, labels, ruled, corpora, sheets = [], [], [], [], []
-    for sheet, row in rows:
-        if row["corpus"] not in collections:
-            collections[row["corpus"]] = Collection(workspace, row["corpus"])
-        turn = evidence(row, collections[row["corpus"]])
+    for sheet, row, collection in rows:
+        turn = evidence(row, collection)
         flags = [name for name, rule in RULES if rule(turn)]
         features = turn_features(turn, flags)
         names = list(features)

@@ -25,7 +25,14 @@ def write_corpus(root: Path, documents: int = 24, seed: int = 0) -> Path:
     return root
 
 
-def ingest(workspace: Workspace, run_id: str, sources: list[str], embedder: HashingEmbedder, **settings):
+def ingest(
+    workspace: Workspace,
+    run_id: str,
+    sources: list[str],
+    embedder: HashingEmbedder,
+    collection: str = "docs",
+    **settings,
+):
     context = IngestContext(
         workspace=str(workspace.root),
         embedder=register_embedder(embedder),
@@ -34,13 +41,13 @@ def ingest(workspace: Workspace, run_id: str, sources: list[str], embedder: Hash
         batch_size=8,
         **settings,
     )
-    recorded = {"sources": sources, "collection": "docs", **settings}
+    recorded = {"sources": sources, "collection": collection, **settings}
     return run_job(
         builder,
         job="ingest",
         workspace=workspace,
         run_id=run_id,
-        inputs={"run_id": run_id, "sources": sources, "collection": "docs"},
+        inputs={"run_id": run_id, "sources": sources, "collection": collection},
         context=context,
         settings=recorded,
     )

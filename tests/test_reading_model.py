@@ -18,6 +18,9 @@ from benchsmith.evals.quality_gate.reading_model import (
     trained_reading_model,
     turn_features,
 )
+from benchsmith.stores.persistence.workspace import Workspace
+from tests.embedders import HashingEmbedder
+from tests.ingest_fixtures import ingest, write_corpus
 
 READINGS = Path(__file__).resolve().parent.parent / "data" / "readings"
 TEST_HALF = {json.loads(line)["corpus"] for path in (READINGS / "test").glob("*.jsonl") for line in path.open()}
@@ -100,14 +103,18 @@ def test_features_are_finite_numbers_for_any_turn(turn_type):
 
 
 def _gate_model():
+    return _benchmark_script("gate_model")
+
+
+def _benchmark_script(name: str):
     import importlib.util
 
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "gate_model.py"
-    spec = importlib.util.spec_from_file_location("gate_model", script)
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, script)
     assert spec and spec.loader
-    gate_model = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gate_model)
-    return gate_model
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_the_threshold_is_the_lowest_whose_worst_corpus_agrees_at_the_bound():
@@ -132,3 +139,32 @@ def test_the_threshold_is_chosen_on_the_newest_rounds_ungated_sheets():
     gate_model = _gate_model()
     sheets = ["a-offline-r12-ungated.jsonl", "a-offline-r14-ungated.jsonl", "a-offline-r14.jsonl", "b-offline-r8.jsonl"]
     assert gate_model.newest_ungated(sheets).tolist() == [False, True, False, False]
+
+
+def test_each_sheet_is_read_against_the_collection_that_holds_its_chunks(tmp_path):
+    """A corpus ingested again under a longer name after its chunking changed keeps an older sheet's
+    chunk ids only in the collection that sheet was drawn from; a fact sheet's rows read no turn."""
+    agreement = _benchmark_script("gate_agreement")
+    workspace = Workspace.resolve(tmp_path / "ws")
+    first = write_corpus(tmp_path / "first", documents=4, seed=1)
+    again = write_corpus(tmp_path / "again", documents=4, seed=2)
+    for page in again.iterdir():
+        page.rename(again / f"moved-{page.name}")  # ids of their own: the file paths name the chunks
+    ingest(workspace, "first", [str(first)], HashingEmbedder(), collection="corpus")
+    ingest(workspace, "again", [str(again)], HashingEmbedder(), collection="corpus21")
+    collections = agreement.Collections(workspace)
+    ids = {name: collections.client.get_collection(name).get(include=[])["ids"] for name in ("corpus", "corpus21")}
+    assert ids["corpus"] and ids["corpus21"] and not set(ids["corpus"]) & set(ids["corpus21"])
+
+    def sheet(gold_ids: list[str]) -> list[dict]:
+        return [{"corpus": "corpus", "gold_ids": gold_ids, "verdict": "ok", "turn_type": "answerable"}]
+
+    assert collections.of_sheet("corpus", sheet(ids["corpus21"][:2])).name == "corpus21"
+    assert collections.of_sheet("corpus", sheet(ids["corpus"][:2])).name == "corpus"
+    assert collections.of_sheet("corpus", sheet([])).name == "corpus"  # nothing to tell by: the corpus's own name
+
+    readings = tmp_path / "round-facts.jsonl"
+    turn = {"corpus": "corpus", "verdict": "broken", "turn_type": "answerable", "question": "Q?"}
+    fact = {"corpus": "corpus", "verdict": "ok", "chunk": ids["corpus"][0], "question": "Q?"}
+    readings.write_text(json.dumps(turn) + "\n" + json.dumps(fact) + "\n", encoding="utf-8")
+    assert agreement.sheets_of([readings]) == {readings: [turn]}
