@@ -50,7 +50,7 @@ Beside the rules, the reading model (reading_model.py): gradient-boosted trees o
 structure and the rules' verdicts, fitted on the development half's readings, flags a turn no rule
 flags when its probability of being called broken reaches the threshold chosen leave-one-corpus-out
 on every round's ungated development sheets: the lowest whose worst corpus agrees at least 0.8, keeping
-recall 0.7 (0.647: held out, agreement 0.90, recall 0.74, worst corpus drf 0.80; reading_model.py says how);
+recall 0.7 (0.700: held out, agreement 0.89, recall 0.74, precision 0.59; reading_model.py says how);
 its flag takes the class ``unaskable`` or ``reply_mismatch`` by whether the question's or the reply's
 features weighed more. It judges the answerable and multi-passage turns of synthesized benchmarks only
 (``judge_turn(..., reading_model=True)``). Synthesis records its flags and keeps the turn (a model
