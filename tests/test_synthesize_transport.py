@@ -21,6 +21,7 @@ from benchsmith.stores.persistence.jsonl import load_jsonl
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import Workspace
 from tests.openai_server import LEGACY_LLAMA_CPP, PLAIN_COMPLETIONS, FakeOpenAIServer
+from tests.synthesis_digests import OUTPUTS
 from tests.synthesis_fixtures import build_collection, server_replier, synthesize
 from tests.turn_type_fixtures import ALL_RATES, QUESTION_MIX, build_rich_collection
 from tests.turn_type_replies import typed_server_replier
@@ -229,16 +230,7 @@ def test_sigkill_mid_synthesis_then_resume(tmp_path, monkeypatch):
         assert len(server.requests) - requests <= concurrency, "the uninterrupted run asked the server"
 
     whole = RunDirectory(workspace, "whole")
-    for name in (
-        "dialogues.jsonl",
-        "stats.json",
-        "plan.jsonl",
-        "qrels.trec",
-        "beir/corpus.jsonl",
-        "beir/queries.jsonl",
-        "beir/qrels/test.tsv",
-        "beir/turn_labels.tsv",
-    ):
+    for name in OUTPUTS:
         assert killed.file(name).read_bytes() == whole.file(name).read_bytes(), name
     written = load_jsonl(dialogues)
     assert len({d["conversation_id"] for d in written}) == len(written) == conversations
