@@ -97,13 +97,16 @@ class Collections:
         return len(self.client.get_collection(name).get(ids=ids, include=[])["ids"])
 
 
-def sheets_of(paths: list[Path]) -> dict[Path, list[dict[str, Any]]]:
-    """Each reading file's rows that read a turn: a verdict, and the turn's type (the fact sheets of a
-    generator round read a passage's question and reply alone, no turn of a benchmark)."""
-    sheets = {}
+def sheets_of(paths: list[Path]) -> dict[tuple[Path, str], list[dict[str, Any]]]:
+    """Each reading file's rows that read a turn (a verdict, and the turn's type: the fact sheets of a
+    generator round read a passage's question and reply alone, no turn of a benchmark), by corpus: one file
+    may hold several corpora's turns (the turns a change made, on each test tree)."""
+    sheets: dict[tuple[Path, str], list[dict[str, Any]]] = {}
     for path in paths:
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        sheets[path] = [row for row in rows if row.get("verdict") in ("ok", "broken") and "turn_type" in row]
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if row.get("verdict") in ("ok", "broken") and "turn_type" in row:
+                sheets.setdefault((path, row["corpus"]), []).append(row)
     return sheets
 
 
@@ -133,12 +136,13 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser.parse_args(argv)
     collections = Collections(Workspace.resolve(arguments.workspace))
     rows = []
-    for path, sheet in sheets_of(arguments.readings).items():
-        if sheet:
-            collection = collections.of_sheet(sheet[0]["corpus"], sheet)
-            if collection.name != sheet[0]["corpus"]:
-                print(f"{path.name}: read against the collection {collection.name}, which holds its chunks")
-            rows += [(row, collection) for row in sheet]
+    for (path, corpus), sheet in sheets_of(arguments.readings).items():
+        collection = collections.of_sheet(corpus, sheet)
+        if collection.name != corpus:
+            print(
+                f"{path.name}: {corpus}'s turns read against the collection {collection.name}, which holds their chunks"
+            )
+        rows += [(row, collection) for row in sheet]
     groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     classes: Counter[tuple[str | None, str | None]] = Counter()
     disagreements = []

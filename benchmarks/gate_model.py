@@ -59,9 +59,8 @@ def load_turns(
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]:
     collections = Collections(workspace)
     rows = [
-        (path.name, row, collections.of_sheet(sheet[0]["corpus"], sheet))
-        for path, sheet in sheets_of(paths).items()
-        if sheet
+        (path.name, row, collections.of_sheet(corpus, sheet))
+        for (path, corpus), sheet in sheets_of(paths).items()
         for row in sheet
         if row.get("half") == "development" and row["turn_type"] in MODELLED_TURN_TYPES
     ]

@@ -166,5 +166,6 @@ def test_each_sheet_is_read_against_the_collection_that_holds_its_chunks(tmp_pat
     readings = tmp_path / "round-facts.jsonl"
     turn = {"corpus": "corpus", "verdict": "broken", "turn_type": "answerable", "question": "Q?"}
     fact = {"corpus": "corpus", "verdict": "ok", "chunk": ids["corpus"][0], "question": "Q?"}
-    readings.write_text(json.dumps(turn) + "\n" + json.dumps(fact) + "\n", encoding="utf-8")
-    assert agreement.sheets_of([readings]) == {readings: [turn]}
+    other = {**turn, "corpus": "another"}  # a sheet of the turns a change made holds several corpora's
+    readings.write_text("".join(json.dumps(row) + "\n" for row in (turn, fact, other)), encoding="utf-8")
+    assert agreement.sheets_of([readings]) == {(readings, "corpus"): [turn], (readings, "another"): [other]}
