@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import ClassVar
+
+from tenacity import Retrying, retry_if_exception, stop_before_delay, wait_exponential
 
 BUSY_TIMEOUT_S = 30.0
 SETUP_RETRY_S = 0.01  # the first wait for another process's switch to WAL, doubled up to MAX_SETUP_RETRY_S
@@ -41,25 +42,24 @@ def open_sqlite(path: str | Path, schema: str | None = None, *, timeout: float =
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     connection = sqlite3.connect(path, check_same_thread=False, timeout=timeout)
-    deadline = time.monotonic() + timeout
-    pause = SETUP_RETRY_S
+    # another process switching the file to WAL: tried again, its wait doubling, within the busy timeout
+    setup = Retrying(
+        retry=retry_if_exception(lambda error: isinstance(error, sqlite3.OperationalError) and "locked" in str(error)),
+        wait=wait_exponential(multiplier=SETUP_RETRY_S, max=MAX_SETUP_RETRY_S),
+        stop=stop_before_delay(timeout),
+        reraise=True,
+    )
     try:
-        while True:
-            try:
-                with _setup_lock, connection:
-                    connection.execute("PRAGMA journal_mode=WAL")
-                    connection.execute("PRAGMA synchronous=NORMAL")
-                    if schema:
-                        connection.executescript(schema)
-                return connection
-            except sqlite3.OperationalError as error:
-                if "locked" not in str(error) or time.monotonic() + pause > deadline:
-                    raise
-                time.sleep(pause)  # another process is switching the file to WAL
-                pause = min(pause * 2, MAX_SETUP_RETRY_S)
+        for attempt in setup:
+            with attempt, _setup_lock, connection:
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                if schema:
+                    connection.executescript(schema)
     except BaseException:
         connection.close()
         raise
+    return connection
 
 
 class SharedTable:
