@@ -9,6 +9,7 @@ from benchsmith.agents.offline.facts.clauses import (
     is_imperative,
     light_on_judgement,
     names_something,
+    said_to_you,
     subject_of,
 )
 from benchsmith.agents.offline.facts.phrases import (
@@ -125,7 +126,6 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         if fits(indices) and names_something(sentence, token) and (vp := render(sentence, indices)):
             found.append(("procedure", object_topic(sentence, token) or vp, (("vp", vp),)))
     root = sentence.root
-    you = subject_of(sentence, root)
     means = [
         child
         for child in sentence.children(root.index)
@@ -155,7 +155,7 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             is_imperative(sentence, root)
             # "you can X by Y"; not "By returning X, you are already returning a Response": what the user does
             # already, no step (FastAPI, development round 22)
-            or (you is not None and you.text.lower() == "you" and _modal(sentence, root))
+            or (said_to_you(sentence, root) and _modal(sentence, root))
         )
         and sentence.child(root.index, "dobj") is not None
         and not _light_on_any(sentence, root)
@@ -204,10 +204,9 @@ def _trailing_purpose(sentence: Sentence) -> Found:
     code name is what X is for (``named_uses``), of a thing in words a task ("Use a Picture object to display an
     image": guizero, development round 18); "tell X to Y" is what X is told (``CONTROL_VERBS``)."""
     root = sentence.root
-    you = subject_of(sentence, root)
     modal = sentence.child(root.index, "aux")
     instruction = is_imperative(sentence, root) or (
-        you is not None and you.text.lower() == "you" and modal is not None and modal.lemma in ("can", "should", "must")
+        said_to_you(sentence, root) and modal is not None and modal.lemma in ("can", "should", "must")
     )
     obj = sentence.child(root.index, "dobj")
     if not instruction or obj is None or root.lemma in (*CONTROL_VERBS, *ENABLING_VERBS):

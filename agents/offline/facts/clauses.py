@@ -75,6 +75,12 @@ def subject_of(sentence: Sentence, verb: Token) -> Token | None:
     return sentence.child(verb.index, "nsubj", "nsubjpass", "expl")
 
 
+def said_to_you(sentence: Sentence, verb: Token) -> bool:
+    """The user does it: the verb's subject is "you" ("you can X", "when you return a Response")."""
+    subject = subject_of(sentence, verb)
+    return subject is not None and subject.text.lower() == "you"
+
+
 def is_imperative(sentence: Sentence, verb: Token) -> bool:
     return (
         verb.tag == "VB"

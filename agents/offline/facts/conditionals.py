@@ -15,6 +15,7 @@ from benchsmith.agents.offline.facts.clauses import (
     light_on_judgement,
     names_something,
     refers_to_entry,
+    said_to_you,
     subject_of,
 )
 from benchsmith.agents.offline.facts.phrases import (
@@ -153,7 +154,7 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             continue  # "if you are new to X", "if the function returns": what it is about is unclear
         topic = noun_phrase(sentence, subject) or condition
         modal = sentence.child(root.index, "aux")
-        told = subject_of(sentence, root) is not None and subject_of(sentence, root).text.lower() == "you"
+        told = said_to_you(sentence, root)
         passive = sentence.child(root.index, "auxpass") is not None
         advising = (
             is_imperative(sentence, root)

@@ -8,7 +8,7 @@ the prose before it answer (round 20)."""
 from __future__ import annotations
 
 from benchsmith.agents.offline.facts.actions import names_code
-from benchsmith.agents.offline.facts.clauses import WANTING_VERBS, is_imperative, subject_of
+from benchsmith.agents.offline.facts.clauses import WANTING_VERBS, is_imperative, said_to_you, subject_of
 from benchsmith.agents.offline.facts.examples import IMPORT_LINE, fenced, showable
 from benchsmith.agents.offline.facts.phrases import MEANS_PREPOSITIONS, base_form
 from benchsmith.agents.offline.facts.record import Fact
@@ -164,17 +164,12 @@ def _task_as_occasion(lead: list[Sentence], verb: str) -> bool:
         for token in sentence.tokens
         if token.pos == "VERB" and stems([token.text.lower()]) == stem
     ]
+    # the user does it ("when you return a Response"), not the tool or the example ("When a command has been
+    # removed, the command method has been deleted" tells what removing does: cmd2)
     return bool(named) and all(
-        _in_condition(sentence, token) and not _wanted(sentence, token) and _by_the_user(sentence, token)
+        _in_condition(sentence, token) and not _wanted(sentence, token) and said_to_you(sentence, token)
         for sentence, token in named
     )
-
-
-def _by_the_user(sentence: Sentence, token: Token) -> bool:
-    """The user does it ("when you return a Response"), not the tool or the example ("When a command has been
-    removed, the command method has been deleted" tells what removing does: cmd2)."""
-    subject = subject_of(sentence, token)
-    return subject is not None and subject.text.lower() == "you"
 
 
 def _wanted(sentence: Sentence, token: Token) -> bool:
@@ -241,7 +236,7 @@ def _tells_how(sentence: Sentence, verb: str) -> bool:
     subject = subject_of(sentence, root)
     if modal is None or modal.lemma not in MODAL_OF_ADVICE or sentence.child(root.index, "neg") is not None:
         return False
-    if subject is not None and subject.text.lower() == "you":
+    if said_to_you(sentence, root):
         return True
     return sentence.child(root.index, "auxpass") is not None and subject is not None and subject.pos != "PRON"
 
