@@ -58,12 +58,14 @@ def load_turns(
     workspace: Workspace, paths: list[Path]
 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, list[str], list[str]]:
     collections = Collections(workspace)
-    rows = [
-        (path.name, row, collections.of_sheet(corpus, sheet))
-        for (path, corpus), sheet in sheets_of(paths).items()
-        for row in sheet
-        if row.get("half") == "development" and row["turn_type"] in MODELLED_TURN_TYPES
-    ]
+    rows = []
+    for (path, corpus), sheet in sheets_of(paths).items():
+        collection = collections.of_sheet(corpus, sheet)  # once a sheet: it looks its chunk ids up
+        rows += [
+            (path.name, row, collection)
+            for row in sheet
+            if row.get("half") == "development" and row["turn_type"] in MODELLED_TURN_TYPES
+        ]
     names: list[str] = []
     matrix, labels, ruled, corpora, sheets = [], [], [], [], []
     for sheet, row, collection in rows:
