@@ -102,10 +102,6 @@ def test_features_are_finite_numbers_for_any_turn(turn_type):
     assert features and all(np.isfinite(value) for value in features.values())
 
 
-def _gate_model():
-    return _benchmark_script("gate_model")
-
-
 def _benchmark_script(name: str):
     import importlib.util
 
@@ -118,7 +114,7 @@ def _benchmark_script(name: str):
 
 
 def test_the_threshold_is_the_lowest_whose_worst_corpus_agrees_at_the_bound():
-    gate_model = _gate_model()
+    gate_model = _benchmark_script("gate_model")
     # Corpus a: its broken turns score 0.9, its ok turns 0.1. Corpus b: broken 0.8, ok 0.6. Flagging
     # from 0.9 keeps recall 5 of 7 (the bound) and leaves b at 0.8; from 0.8 both agree fully; from
     # 0.6 every turn of b is flagged.
@@ -136,7 +132,7 @@ def test_the_threshold_is_the_lowest_whose_worst_corpus_agrees_at_the_bound():
 
 
 def test_the_threshold_is_chosen_on_the_newest_rounds_ungated_sheets():
-    gate_model = _gate_model()
+    gate_model = _benchmark_script("gate_model")
     sheets = ["a-offline-r12-ungated.jsonl", "a-offline-r14-ungated.jsonl", "a-offline-r14.jsonl", "b-offline-r8.jsonl"]
     assert gate_model.newest_ungated(sheets).tolist() == [False, True, False, False]
 
