@@ -47,10 +47,9 @@ from benchsmith.graphs.audit.state import (
 from benchsmith.graphs.audit.turn_checks import gate, label_results, labels
 from benchsmith.graphs.contexts.audit import AuditContext
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents, document_text
-from benchsmith.graphs.runtime.fanout import add_fan_out, dispatch_items, work_once
+from benchsmith.graphs.runtime.fanout import add_fan_out, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.ray_items import run_item
-from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
+from benchsmith.graphs.runtime.resources import run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.beir import Benchmark, BenchmarkQuery
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir_qrels
@@ -141,18 +140,14 @@ def judge(task: JudgeTask, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     conversation = {"history": query.history, "question": query.question}
     items = audit_items(runtime, task["run_id"])
     judged = {"run_id": task["run_id"], "judges": task["judges"], "instance": instance, "query": query}
-    with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
-        verdicts = work_once(
-            items,
-            task["instance"],
-            lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
-                judged_instance,
-                {**judged, "conversation": conversation, "text": text},
-                job.context(runtime),
-                workspace=job.workspace(runtime),
-                run_id=task["run_id"],
-            ),
-        )
+    verdicts = job.run_new_item(
+        runtime,
+        task["run_id"],
+        items,
+        task["instance"],
+        judged_instance,
+        {**judged, "conversation": conversation, "text": text},
+    )
     if verdicts is None:
         return {"judged": 0}  # its verdicts were on file already
     job.run_dir(runtime, task["run_id"]).usage.sync()

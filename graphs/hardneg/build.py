@@ -44,8 +44,7 @@ from benchsmith.graphs.hardneg.rows import RowAgents, build_row
 from benchsmith.graphs.runtime.fanout import add_fan_out, sends_for_missing
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.ray_items import run_item
-from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
+from benchsmith.graphs.runtime.resources import chroma_client, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import canonicalize, write_beir
 from benchsmith.stores.formats.multiconir import write_dataset
@@ -167,17 +166,14 @@ def dispatch(state: HardnegState, runtime: Runtime[HardnegContext]) -> list[Send
 
 def build(task: BuildTask, runtime: Runtime[HardnegContext]) -> dict[str, Any]:
     """One source document's row, appended to rows.jsonl once."""
-    context = job.context(runtime)
     run_id = task["run_id"]
     source = _sources(runtime, run_id)[task["document_id"]]
-    with concurrency_slot(run_id, context.concurrency):
-        record = run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
-            built_row,
-            {"run_id": run_id, "source": source, "related": _related_texts(runtime, run_id, task["document_id"])},
-            context,
-            workspace=job.workspace(runtime),
-            run_id=run_id,
-        )
+    record = job.run_item(
+        runtime,
+        run_id,
+        built_row,
+        {"run_id": run_id, "source": source, "related": _related_texts(runtime, run_id, task["document_id"])},
+    )
     job.run_dir(runtime, run_id).usage.sync()  # the calls this row paid for are durable before the row
     _rows_log(runtime, run_id).append_once(record)
     report_advance("documents")

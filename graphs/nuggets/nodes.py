@@ -43,8 +43,7 @@ from benchsmith.graphs.nuggets.state import (
 from benchsmith.graphs.runtime.corpus_indexes import corpus_documents
 from benchsmith.graphs.runtime.fanout import sends_for_missing
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance, report_reused
-from benchsmith.graphs.runtime.ray_items import run_item
-from benchsmith.graphs.runtime.resources import chroma_client, concurrency_slot, run_seam
+from benchsmith.graphs.runtime.resources import chroma_client, run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 from benchsmith.stores.formats.nugget_qrels import nugget_rows, write_nugget_qrels
@@ -164,14 +163,9 @@ def pool(task: PoolTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     if question_id in log:  # finished before a crash
         return {"pooled": 1}
     pair = _questions(runtime, run_id)[question_id]
-    with concurrency_slot(run_id, context.concurrency):
-        nuggets, sub_questions, closed_book = run_item(  # here, or as a Ray task with --ray
-            written_texts,
-            {"run_id": run_id, "question": pair["question"], "answer": pair["answer"]},
-            context,
-            workspace=job.workspace(runtime),
-            run_id=run_id,
-        )
+    nuggets, sub_questions, closed_book = job.run_item(
+        runtime, run_id, written_texts, {"run_id": run_id, "question": pair["question"], "answer": pair["answer"]}
+    )
     texts = {
         "question": pair["question"],
         "sub_questions": "\n".join(sub_questions),
@@ -274,21 +268,19 @@ def judge(task: JudgeTask, runtime: Runtime[NuggetsContext]) -> dict[str, Any]:
     record = _pools(runtime, run_id)[question_id]
     chunk_ids = batches(record["pool"], context.batch_size)[task["batch"]]
     documents = corpus_documents(_corpus(runtime, run_id))
-    with concurrency_slot(run_id, context.concurrency):
-        support = run_item(  # here, or as a Ray task with --ray
-            batch_support,
-            {
-                "run_id": run_id,
-                "question": _questions(runtime, run_id)[question_id]["question"],
-                "nuggets": record["nuggets"],
-                "chunk_ids": chunk_ids,
-                "chunks": [{"title": documents[doc_id][0], "text": documents[doc_id][1]} for doc_id in chunk_ids],
-                "corpus": str(_corpus(runtime, run_id).corpus_path),
-            },
-            context,
-            workspace=job.workspace(runtime),
-            run_id=run_id,
-        )
+    support = job.run_item(
+        runtime,
+        run_id,
+        batch_support,
+        {
+            "run_id": run_id,
+            "question": _questions(runtime, run_id)[question_id]["question"],
+            "nuggets": record["nuggets"],
+            "chunk_ids": chunk_ids,
+            "chunks": [{"title": documents[doc_id][0], "text": documents[doc_id][1]} for doc_id in chunk_ids],
+            "corpus": str(_corpus(runtime, run_id).corpus_path),
+        },
+    )
     job.run_dir(runtime, run_id).usage.sync()
     log.append_once({"batch": key, "question": question_id, "chunks": chunk_ids, "support": support})
     report_advance("judge")

@@ -21,10 +21,9 @@ from benchsmith.graphs.paraphrase.state import (
     ParaphraseState,
     TurnTask,
 )
-from benchsmith.graphs.runtime.fanout import dispatch_items, work_once
+from benchsmith.graphs.runtime.fanout import dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
-from benchsmith.graphs.runtime.ray_items import run_item
-from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for, run_seam
+from benchsmith.graphs.runtime.resources import embedder_for, run_seam
 from benchsmith.stores.formats.benchmark_files import write_beir_qrels
 from benchsmith.stores.formats.conversational import has_corpus
 from benchsmith.stores.formats.ecast import read_ecast
@@ -124,22 +123,12 @@ def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> lis
 
 def paraphrase_turn(task: TurnTask, runtime: Runtime[ParaphraseContext]) -> dict[str, Any]:
     """Rewrite, paraphrase, restore the context and filter one turn; record it once."""
-    context = job.context(runtime)
     run_dir = job.run_dir(runtime, task["run_id"])
     turn = read_turns(run_dir)[task["turn"]]
     items = _items(runtime, task["run_id"])
-    with concurrency_slot(task["run_id"], context.concurrency):
-        record = work_once(
-            items,
-            task["turn"],
-            lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
-                paraphrased_turn,
-                {"run_id": task["run_id"], "turn": turn},
-                context,
-                workspace=job.workspace(runtime),
-                run_id=task["run_id"],
-            ),
-        )
+    record = job.run_new_item(
+        runtime, task["run_id"], items, task["turn"], paraphrased_turn, {"run_id": task["run_id"], "turn": turn}
+    )
     if record is None:
         return {"paraphrased": 0}  # its record was on file already
     run_dir.usage.sync()

@@ -28,7 +28,7 @@ from benchsmith.graphs.robustness.inputs import (
 )
 from benchsmith.graphs.robustness.state import GIVEN_RUN, POOL_FILE, JudgeTask, RobustnessState
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
-from benchsmith.graphs.runtime.resources import concurrency_slot, run_seam
+from benchsmith.graphs.runtime.resources import run_seam
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.trec import read_trec_run
 from benchsmith.stores.persistence.jsonl import load_jsonl, write_jsonl_atomic
@@ -131,7 +131,7 @@ def judge(task: JudgeTask, runtime: Runtime[RobustnessContext]) -> dict[str, Any
     texts = document_texts(runtime, task["paraphrase_run"])
     history = [tuple(pair) for pair in turn["history"]]
     grades: dict[str, dict[str, dict[str, Any]]] = {}
-    with concurrency_slot(task["run_id"], context.concurrency):
+    with job.slot(runtime, task["run_id"]):
         for doc_id in _pool(runtime, task["run_id"])[task["turn"]]:
             for spec in task["judges"]:
                 grade = run_seam(job.workspace(runtime), task["run_id"], spec, context).run(

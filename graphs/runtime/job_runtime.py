@@ -1,21 +1,36 @@
 """What a graph's nodes read of their runtime, one accessor for every graph module: the job's
 settings (its Context; the defaults when a graph runs with none, as in Studio or an app), its
-workspace and a run's directory."""
+workspace and a run's directory; and how a node runs the work of one of a run's items."""
 
 from __future__ import annotations
 
 import os
-from typing import Generic, TypeVar
+import threading
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar, runtime_checkable
 
 from langgraph.runtime import Runtime
 
+from benchsmith.graphs.runtime.fanout import work_once
 from benchsmith.graphs.runtime.inline import once_per_run
+from benchsmith.graphs.runtime.ray_items import run_item
+from benchsmith.graphs.runtime.resources import concurrency_slot
 from benchsmith.graphs.runtime.settings import StoreOptions
 from benchsmith.stores.persistence.bounded_cache import BoundedCache
+from benchsmith.stores.persistence.run_items import RunItems
 from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.workspace import WORKSPACE_ENV, Workspace
 
 Context = TypeVar("Context", bound=StoreOptions)  # every job's context keeps its files somewhere
+Payload = TypeVar("Payload")
+Result = TypeVar("Result")
+
+
+@runtime_checkable
+class FansOut(Protocol):
+    """The context of a job whose items run at once, ``concurrency`` of them."""
+
+    concurrency: int
 
 
 class JobRuntime(Generic[Context]):
@@ -36,6 +51,42 @@ class JobRuntime(Generic[Context]):
 
     def run_dir(self, runtime: Runtime[Context], run_id: str) -> RunDirectory:
         return RunDirectory(self.workspace(runtime), run_id)
+
+    def slot(self, runtime: Runtime[Context], run_id: str) -> threading.BoundedSemaphore:
+        """One of run ``run_id``'s ``concurrency`` slots, held while a node works on one of its items
+        (graphs/runtime/resources.py)."""
+        context = self.context(runtime)
+        if not isinstance(context, FansOut):
+            raise TypeError(f"{type(context).__name__} has no concurrency setting: its job runs no items at once")
+        return concurrency_slot(run_id, context.concurrency)
+
+    def run_item(
+        self, runtime: Runtime[Context], run_id: str, work: Callable[[Payload, Context], Result], payload: Payload
+    ) -> Result:
+        """``work(payload, context)``, the work of one of run ``run_id``'s items, in one of its slots: here, or as a
+        Ray task with --ray (graphs/runtime/ray_items.py)."""
+        with self.slot(runtime, run_id):
+            return run_item(work, payload, self.context(runtime), workspace=self.workspace(runtime), run_id=run_id)
+
+    def run_new_item(
+        self,
+        runtime: Runtime[Context],
+        run_id: str,
+        items: RunItems,
+        item_id: str,
+        work: Callable[[Payload, Context], Result],
+        payload: Payload,
+    ) -> Result | None:
+        """:meth:`run_item` for an item whose result is not on file yet, looked up once the slot is held; None when
+        it is (a batch that a resumed run sends again)."""
+        with self.slot(runtime, run_id):
+            return work_once(
+                items,
+                item_id,
+                lambda: run_item(
+                    work, payload, self.context(runtime), workspace=self.workspace(runtime), run_id=run_id
+                ),
+            )
 
 
 def _resolved(workspace: str | None) -> Workspace:

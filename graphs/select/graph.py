@@ -51,7 +51,7 @@ from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.ray_items import run_item
-from benchsmith.graphs.runtime.resources import concurrency_slot, embedder_for
+from benchsmith.graphs.runtime.resources import embedder_for
 from benchsmith.graphs.select.inputs import (
     configuration_of,
     configured_query_texts,
@@ -273,7 +273,7 @@ def judge(task: JudgeTask, runtime: Runtime[SelectContext]) -> dict[str, Any]:
     records = [pooled[pair] for pair in task["pairs"]]
     query = {query.id: query for query in queries_of(task["queries"])}[records[0]["query_id"]]
     log = _judgment_log(runtime, run_id)
-    with concurrency_slot(run_id, context.concurrency):
+    with job.slot(runtime, run_id):
         judged = run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
             judged_pairs,
             {

@@ -17,11 +17,10 @@ from benchsmith.evals.measures.repeated_turns import asked_turns, end_at_repeats
 from benchsmith.evals.measures.turn_labels import label_counts
 from benchsmith.evals.quality_gate.counts import gate_counts
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
-from benchsmith.graphs.runtime.fanout import add_fan_out, dispatch_items, work_once
+from benchsmith.graphs.runtime.fanout import add_fan_out, dispatch_items
 from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.ray_blocks import block_map
-from benchsmith.graphs.runtime.ray_items import run_item
-from benchsmith.graphs.runtime.resources import concurrency_slot, run_items
+from benchsmith.graphs.runtime.resources import run_items
 from benchsmith.graphs.synthesis.conversation import conversation_in_run
 from benchsmith.graphs.synthesis.lookups import corpus_stats, passage_records, vector_store
 from benchsmith.graphs.synthesis.state import (
@@ -129,18 +128,14 @@ def converse(task: ConversationInput, runtime: Runtime[SynthesisContext]) -> dic
     planned = _planned_conversations(runtime, task["run_id"])
     cluster_id, number = planned[task["conversation_id"]]
     share = [number, len(planned)]  # the conversation's share of the chunks its re-planned turns land on (share_plan)
-    with concurrency_slot(task["run_id"], job.context(runtime).concurrency):
-        result = work_once(
-            items,
-            task["conversation_id"],
-            lambda: run_item(  # here, or as a Ray task with --ray (graphs/runtime/ray_items.py)
-                make_conversation,
-                {**task, "cluster_id": cluster_id, "share": share},
-                job.context(runtime),
-                workspace=job.workspace(runtime),
-                run_id=task["run_id"],
-            ),
-        )
+    result = job.run_new_item(
+        runtime,
+        task["run_id"],
+        items,
+        task["conversation_id"],
+        make_conversation,
+        {**task, "cluster_id": cluster_id, "share": share},
+    )
     if result is None:
         return {"finished": 0}  # its result was on file already
     dialogue = {
