@@ -29,12 +29,20 @@ def _distinct(numbers: list[int]) -> list[int]:
     return sorted(set(numbers))
 
 
+class ConditionCount(BaseModel):
+    """What every size's schema holds (its fields bounded by the size below)."""
+
+    rationale: str
+    satisfied: list[int]
+
+
 @one_class_per_size
-def condition_count_schema(count: int) -> type[BaseModel]:
+def condition_count_schema(count: int) -> type[ConditionCount]:
     """The satisfied conditions among ``count``: a number outside 1..count fails validation;
     repeats count once."""
     return create_model(
         "ConditionCount",
+        __base__=ConditionCount,
         rationale=(str, Field(description="Condition by condition, why it is or is not satisfied, briefly.")),
         satisfied=(
             list[Annotated[int, Field(ge=1, le=count)]],
@@ -44,7 +52,7 @@ def condition_count_schema(count: int) -> type[BaseModel]:
     )
 
 
-class ConditionCountJudge(Agent[BaseModel]):
+class ConditionCountJudge(Agent[ConditionCount]):
     name = "condition-count-judge"
 
     def __init__(self, count: int):
@@ -57,7 +65,7 @@ class ConditionCountJudge(Agent[BaseModel]):
         )
         return system_and_user(JUDGE_SYSTEM_PROMPT, user)
 
-    def baseline(self, *, conditions: list[str], document: str, **_: Any) -> BaseModel:
+    def baseline(self, *, conditions: list[str], document: str, **_: Any) -> ConditionCount:
         """The lexical judge: a condition is satisfied when one sentence of the document holds it
         word for word, or most of its words and all its numbers, dates and names, without an
         added negation (agents/condition_text.states)."""

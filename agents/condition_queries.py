@@ -39,11 +39,19 @@ def instruction_query(conditions: list[str]) -> str:
     return INSTRUCTION_TEMPLATE.format(conditions=numbered)
 
 
+class MultiConditionQueries(BaseModel):
+    """What every size's schema holds (its fields bounded by the size below)."""
+
+    conditions: list[str]
+    descriptive: list[str]
+
+
 @one_class_per_size
-def queries_schema(count: int) -> type[BaseModel]:
+def queries_schema(count: int) -> type[MultiConditionQueries]:
     """Exactly ``count`` conditions and ``count`` descriptive queries: any other length is invalid output."""
     return create_model(
         "MultiConditionQueries",
+        __base__=MultiConditionQueries,
         conditions=exactly(count, str, f"The {count} conditions, one per sentence, in order."),
         descriptive=exactly(count, str, f"{count} natural requests; the k-th asks for conditions 1..k."),
     )
@@ -63,7 +71,7 @@ def _mid_sentence(condition: str, conditions: list[str]) -> str:
     return lower_first(condition)
 
 
-class ConditionQueryWriter(Agent[BaseModel]):
+class ConditionQueryWriter(Agent[MultiConditionQueries]):
     name = "condition-query-writer"
 
     def __init__(self, count: int):
@@ -77,7 +85,7 @@ class ConditionQueryWriter(Agent[BaseModel]):
         shown = numbered("sentence", map(normalize, sentences))
         return system_and_user(system, delimited("sentences", shown))
 
-    def baseline(self, *, sentences: list[str], domain: str, **_: Any) -> BaseModel:
+    def baseline(self, *, sentences: list[str], domain: str, **_: Any) -> MultiConditionQueries:
         """Each condition is its sentence (without the final stop); the descriptive query joins
         the first k into one request."""
         conditions = [_as_condition(sentence) for sentence in sentences]

@@ -53,11 +53,19 @@ class ScoreVerdict(BaseModel):
     score: int = Field(ge=1, le=5, description="The score from 1 to 5.")
 
 
+class DocumentChoice(BaseModel):
+    """What every size's schema holds (its fields bounded by the size below)."""
+
+    rationale: str
+    choice: int
+
+
 @one_class_per_size
-def choice_schema(pool_size: int) -> type[BaseModel]:
+def choice_schema(pool_size: int) -> type[DocumentChoice]:
     """A choice among ``pool_size`` documents: a number outside 1..pool_size fails validation."""
     return create_model(
         "DocumentChoice",
+        __base__=DocumentChoice,
         rationale=(str, Field(description="Why this document answers best, before the choice.")),
         choice=(int, Field(ge=1, le=pool_size, description=f"The number (1-{pool_size}) of the best document.")),
     )
@@ -121,7 +129,7 @@ class AlignmentJudge(Agent[ScoreVerdict]):
         )
 
 
-class ChoiceJudge(Agent[BaseModel]):
+class ChoiceJudge(Agent[DocumentChoice]):
     name = "choice-judge"
 
     def __init__(self, pool_size: int):
@@ -132,7 +140,7 @@ class ChoiceJudge(Agent[BaseModel]):
             CHOICE_TASK, render_conversation(history, question), delimited("documents", numbered("document", documents))
         )
 
-    def baseline(self, *, history: list[Exchange], question: str, documents: list[str], **_: Any) -> BaseModel:
+    def baseline(self, *, history: list[Exchange], question: str, documents: list[str], **_: Any) -> DocumentChoice:
         """The document covering most of the question's words; ties go to the smaller content
         hash, so the pick never depends on the order shown."""
         own, words = topic_words(question), _query_words(history, question)

@@ -94,11 +94,18 @@ def prose(text: str) -> str:
 # Nuggets.
 
 
+class Nuggets(BaseModel):
+    """What every size's schema holds (its fields bounded by the size below)."""
+
+    nuggets: list[str]
+
+
 @one_class_per_size
-def nugget_schema(max_nuggets: int) -> type[BaseModel]:
+def nugget_schema(max_nuggets: int) -> type[Nuggets]:
     """At least one and at most ``max_nuggets`` non-empty nuggets."""
     return create_model(
         "Nuggets",
+        __base__=Nuggets,
         nuggets=(
             list[str],
             Field(
@@ -117,7 +124,7 @@ def _no_empty_nugget(model: Any) -> Any:
     return model
 
 
-class NuggetWriter(Agent[BaseModel]):
+class NuggetWriter(Agent[Nuggets]):
     name = "nugget-writer"
 
     def __init__(self, max_nuggets: int = DEFAULT_MAX_NUGGETS):
@@ -131,7 +138,7 @@ class NuggetWriter(Agent[BaseModel]):
             delimited("accepted_answer", answer),
         )
 
-    def baseline(self, *, answer: str, **_: Any) -> BaseModel:
+    def baseline(self, *, answer: str, **_: Any) -> Nuggets:
         """The answer's prose sentences with at least two content words, in order, without its
         code blocks; a sentence ending in a colon is kept (as a statement, the colon made a full
         stop) when it says something besides introducing the code ("Use `functools.lru_cache`:"

@@ -85,24 +85,38 @@ ARTICLES = ("the", "a", "an")
 LINKING_WORDS = ("of", "the", "'s", "and")
 
 
+class Paraphrases(BaseModel):
+    """What every size's schema holds (its fields bounded by the size below)."""
+
+    paraphrases: list[str]
+
+
+class RestoredTurns(BaseModel):
+    """What every size's schema holds (its fields bounded by the size below)."""
+
+    turns: list[str]
+
+
 @one_class_per_size
-def paraphrase_schema(count: int) -> type[BaseModel]:
+def paraphrase_schema(count: int) -> type[Paraphrases]:
     """Exactly ``count`` non-empty paraphrases: another number fails validation (and is retried)."""
     return create_model(
         "Paraphrases",
+        __base__=Paraphrases,
         paraphrases=exactly(count, NonEmpty, f"Exactly {count} paraphrases of the query."),
     )
 
 
 @one_class_per_size
-def restored_schema(count: int) -> type[BaseModel]:
+def restored_schema(count: int) -> type[RestoredTurns]:
     return create_model(
         "RestoredTurns",
+        __base__=RestoredTurns,
         turns=exactly(count, NonEmpty, f"Exactly {count} conversational turns, one per query."),
     )
 
 
-class Paraphraser(Agent[BaseModel]):
+class Paraphraser(Agent[Paraphrases]):
     name = "paraphraser"
 
     def __init__(self, count: int):
@@ -112,7 +126,7 @@ class Paraphraser(Agent[BaseModel]):
     def messages(self, *, query: str, **_: Any) -> list[Message]:
         return system_and_user(PARAPHRASER_SYSTEM_PROMPT.format(count=self.count), delimited("query", query))
 
-    def baseline(self, *, query: str, **_: Any) -> BaseModel:
+    def baseline(self, *, query: str, **_: Any) -> Paraphrases:
         """Deterministic rewrites: a function-word rewrite, two questions joined by "and" swapped,
         then prefixed forms (of a single question), as many as asked (repeating the last when
         they run out: the near-duplicate filter drops the repeats)."""
@@ -162,7 +176,7 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-class ContextRestorer(Agent[BaseModel]):
+class ContextRestorer(Agent[RestoredTurns]):
     name = "context-restorer"
 
     def __init__(self, count: int):
@@ -182,7 +196,9 @@ class ContextRestorer(Agent[BaseModel]):
         )
         return system_and_user(RESTORER_SYSTEM_PROMPT, user)
 
-    def baseline(self, *, history: list[Exchange], raw: str, rewrite: str, queries: list[str], **_: Any) -> BaseModel:
+    def baseline(
+        self, *, history: list[Exchange], raw: str, rewrite: str, queries: list[str], **_: Any
+    ) -> RestoredTurns:
         """The first run of context words in each query becomes "it" (the rest are dropped);
         context words are those the rewrite added to the raw turn, else the previous
         question's content words. A first turn has no context: it stays self-contained."""
