@@ -62,8 +62,9 @@ def _parents_first(workspace: Workspace, records: list[Any]) -> list[tuple[Any, 
     parents = {record.run_id: RunDirectory(workspace, record.run_id).parent() for record in records}
     children: dict[str, list[Any]] = {}
     for record in records:
-        if parents[record.run_id] in parents:
-            children.setdefault(parents[record.run_id], []).append(record)
+        parent = parents[record.run_id]
+        if parent is not None and parent in parents:
+            children.setdefault(parent, []).append(record)
     ordered: list[tuple[Any, bool]] = []
     for record in records:
         if parents[record.run_id] not in parents:
@@ -102,7 +103,7 @@ def print_shared_runs(database: str) -> None:
         table.add_column(column)
     for record in records:
         driver = run_driver(database, record.run_id) if record.status == "running" else None
-        status = record.status
+        status: str = record.status  # as recorded, or "stalled" (below)
         if status == "running" and driver is None:
             status = "stalled"  # its process died without a word: resume it with --run-id
         table.add_row(

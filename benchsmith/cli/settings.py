@@ -89,8 +89,9 @@ def settings_options(
 
         # Typer reads inspect.signature: own parameters first (arguments), then the settings.
         call.__signature__ = inspect.Signature([*kept, *derived, *old_flags, *run_parameters])  # type: ignore[attr-defined]
-        call.__derived_options__ = {parameter.name: context_type for parameter in derived}  # type: ignore[attr-defined]
-        call.__derived_options__.update({parameter.name: RunOptions for parameter in run_parameters})
+        derived_options: dict[str, type] = {parameter.name: context_type for parameter in derived}
+        derived_options.update({parameter.name: RunOptions for parameter in run_parameters})
+        call.__derived_options__ = derived_options  # type: ignore[attr-defined]
         return call
 
     return decorate
@@ -146,7 +147,8 @@ def _cli_type(hint: Any, default: Any) -> tuple[Any, Any, Any]:
     inner = next(arg for arg in typing.get_args(hint) if arg is not type(None)) if optional else hint
     if typing.get_origin(inner) is tuple:
         shown = ", ".join(str(value) for value in default) if default else False
-        return list[typing.get_args(inner)[0]] | None, None, shown
+        item_type = typing.get_args(inner)[0]
+        return list[item_type] | None, None, shown  # type: ignore[valid-type]  # a type known at run time only
     if typing.get_origin(inner) is Literal:
         inner = str
     return (inner | None if optional else inner), default, True

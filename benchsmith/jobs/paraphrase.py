@@ -182,7 +182,8 @@ estimate_paraphrase = estimate_of(
 
 def _estimate(workspace: Workspace, benchmarks: list[str], settings: ParaphraseContext) -> CostEstimate:
     """:func:`estimate_paraphrase` once the call is checked."""
-    llm, judges, per_turn, import_ecast = settings.llm, settings.judges, settings.per_turn, settings.import_ecast
+    llm, judges, import_ecast = settings.llm, settings.judges, settings.import_ecast
+    per_turn = settings.paraphrases_per_turn
     loaded = load_conversational(
         benchmarks,
         workspace,
@@ -225,6 +226,6 @@ def _estimate(workspace: Workspace, benchmarks: list[str], settings: ParaphraseC
     ]
     return priced(
         f"{per_turn} paraphrases per turn of {len(loaded.queries):,} turns",
-        [(llm, *generator), *((spec, *judge) for spec in judges)],
+        [(llm, generator[0], generator[1], generator[2]), *((spec, judge[0], judge[1], judge[2]) for spec in judges)],
         notes,
     )

@@ -131,7 +131,8 @@ def _label_counts(run_dir: RunDirectory, dialogues: list[dict[str, Any]]) -> dic
     """The run's label counts as its stats.json states them (so the card and the statistics
     agree), counted from the dialogues where the run wrote none."""
     stats = read_json(run_dir.file(STATS_FILE)) if run_dir.file(STATS_FILE).is_file() else {}
-    return stats.get("labels") if isinstance(stats, dict) and stats.get("labels") else label_counts(dialogues)
+    stated: dict[str, Any] | None = stats.get("labels") if isinstance(stats, dict) else None
+    return stated or label_counts(dialogues)
 
 
 def _latest_audit(workspace: Workspace, run_dir: RunDirectory) -> dict[str, Any] | None:

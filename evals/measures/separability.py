@@ -66,9 +66,13 @@ class Separation:
         return cls(**{key: data[key] for key in ("first", "second", "ranking", "difference", "low", "high", "queries")})
 
 
+# One configuration's values on a set of queries, in the queries' order (a list, or a column of an array).
+Values = Sequence[float] | np.ndarray
+
+
 def difference_interval(
-    first: Sequence[float],
-    second: Sequence[float],
+    first: Values,
+    second: Values,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
     confidence: float = DEFAULT_CONFIDENCE,
@@ -90,7 +94,7 @@ def adjacent_pairs(means: Mapping[str, float]) -> list[tuple[str, str]]:
 
 
 def separations(
-    per_query: Mapping[str, Sequence[float]],
+    per_query: Mapping[str, Values],
     pairs: Sequence[tuple[str, str, str]],
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,

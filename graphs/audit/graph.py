@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langgraph.graph import END, StateGraph
 from langgraph.runtime import Runtime
@@ -83,6 +83,7 @@ def plan(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
     records = []
     for query in queries:
         gold = gold_document(benchmark, query.id, gold_order.get(query.id, ()))
+        assert gold is not None  # the queries without one were left out above
         negatives = hard_negatives(rankings[query.id], set(benchmark.qrels[query.id]), context.negatives)
         pool = arrange_pool(query.id, gold, negatives, slots[query.id], context.seed)
         records.append(
@@ -309,7 +310,8 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
     }
     extra = [(item["instance"], item["candidate_id"], 1) for item in missing if item["confirmed"]]
     write_beir_qrels(run_dir.file(EXTRA_QRELS_FILE), extra)  # for `benchsmith evaluate --extra-qrels`
-    return audit_summary(results, len(extra), run_dir.write_report(audit_report_files(results)))
+    # audit_summary (evals/, which cannot import a graph's state) writes AuditOutput's keys
+    return cast(AuditOutput, audit_summary(results, len(extra), run_dir.write_report(audit_report_files(results))))
 
 
 builder = StateGraph(AuditState, context_schema=AuditContext, input_schema=AuditInput, output_schema=AuditOutput)

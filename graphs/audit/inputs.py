@@ -123,7 +123,8 @@ class LazyCounter:
     """Builds the document counter on the first quoted span: most audits have none."""
 
     def __init__(self, build: Callable[[], DocumentCounter]):
-        self._build, self._counter = build, None
+        self._build = build
+        self._counter: DocumentCounter | None = None
 
     def __call__(self, span: str) -> int:
         if self._counter is None:

@@ -7,7 +7,7 @@ import contextvars
 import functools
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -172,7 +172,8 @@ def labels(state: AuditState, runtime: Runtime[AuditContext]) -> dict[str, Any]:
 def labelled_turns(benchmark: Benchmark) -> tuple[list[tuple[BenchmarkQuery, str]], int, dict[str, int]]:
     """``(turns to check with their checked label, unlabelled turns, {label: turns not checked})``:
     a single-gold answerable turn is checked by the alignment judge already."""
-    labelled, unlabelled, not_checked = [], 0, {}
+    labelled: list[tuple[BenchmarkQuery, str]] = []
+    unlabelled, not_checked = 0, dict[str, int]()
     for query in benchmark.queries:
         if query.answerability is None:
             unlabelled += 1
@@ -201,7 +202,7 @@ def _label_verdict(
     label: str,
     query: BenchmarkQuery,
     chunks: list[str],
-    documents: dict[str, tuple[str, str]],
+    documents: Mapping[str, tuple[str, str]],
     statistics: Callable[[], WordStatistics],
     pool: list[str],
 ) -> dict[str, Any]:

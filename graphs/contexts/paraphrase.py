@@ -95,4 +95,11 @@ class ParaphraseContext(RayOptions, StoreOptions, ModelOptions):
     def __post_init__(self) -> None:
         # An unset per_turn depends on import_ecast: importing alone generates nothing.
         if self.per_turn is None:
-            self.per_turn = 0 if self.import_ecast else DEFAULT_PER_TURN
+            self.per_turn = self.paraphrases_per_turn
+
+    @property
+    def paraphrases_per_turn(self) -> int:
+        """``per_turn``, or what an unset one stands for: 5, or 0 with ``import_ecast``."""
+        if self.per_turn is not None:
+            return self.per_turn
+        return 0 if self.import_ecast else DEFAULT_PER_TURN

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Literal
+from typing import Any, Literal
 
 from benchsmith.agents.defaults import BASELINE
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_NEIGHBOURS, MAX_RETRIES, MAX_TURNS
@@ -154,10 +154,11 @@ def with_preset_rates(context: SynthesisContext) -> SynthesisContext:
     if preset is None:
         raise InputError(f"rates {context.rates!r} is not a preset: choose one of {', '.join(TURN_TYPE_PRESETS)}")
     defaults = {item.name: item.default for item in fields(context)}
-    return replace(
-        context,
-        **{name: value for name, value in preset.settings().items() if getattr(context, name) == defaults[name]},
-    )
+    # each value is its setting's (a rate or the question types): Any, as replace checks no types
+    untouched: dict[str, Any] = {
+        name: value for name, value in preset.settings().items() if getattr(context, name) == defaults[name]
+    }
+    return replace(context, **untouched)
 
 
 def turn_type_rates(context: SynthesisContext) -> dict[str, float | str]:

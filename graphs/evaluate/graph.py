@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, StateGraph
@@ -50,7 +50,8 @@ def evaluate_as_child(
     writer = get_stream_writer()
     output: dict[str, Any] = {}
     try:
-        for mode, payload in graph.stream(inputs, context=context, stream_mode=["custom", "values"]):
+        for mode, streamed in graph.stream(inputs, context=context, stream_mode=["custom", "values"]):
+            payload = cast(dict[str, Any], streamed)  # the state's values, or an event a node wrote
             if mode == "values":
                 output = payload
             elif "stage" in payload:

@@ -19,6 +19,7 @@ from benchsmith.graphs.runtime.corpus_indexes import (
     corpus_documents,
 )
 from benchsmith.graphs.runtime.progress import progress_reporter, report_warning
+from benchsmith.stores.errors import InputError
 from benchsmith.stores.formats.nugget_qrels import read_nugget_qrels
 from benchsmith.stores.formats.trec import (
     iter_run_batches,
@@ -45,7 +46,9 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     measures = parse_measures([*(name for name in names if name not in nugget), *recall_names])
     configurations = _all_configurations(runtime, state)
     qrels = judgments(benchmark, context.qrels, context.extra_qrels)
-    nugget_qrels = read_nugget_qrels(context.nugget_qrels) if nugget else {}
+    if nugget and context.nugget_qrels is None:
+        raise InputError(f"the nugget measures ({', '.join(sorted(nugget))}) need nugget qrels (--nugget-qrels)")
+    nugget_qrels = read_nugget_qrels(context.nugget_qrels) if nugget and context.nugget_qrels else {}
     report = progress_reporter("measure")
     unjudged = {query.id for query in benchmark.queries if query.id not in qrels}
     answerable = {
@@ -71,10 +74,10 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
         if unjudged:
             top_scores[name] = _top_scores(path, context.batch_size)
         report(done, len(configurations))
-    labels_of = {
-        "by_answerability": {q.id: q.answerability for q in benchmark.queries if q.answerability},
-        "by_question_type": {q.id: q.question_type for q in benchmark.queries if q.question_type},
-        "by_standalone": {q.id: standalone_group(q.standalone) for q in benchmark.queries if q.standalone is not None},
+    labels_of: dict[str, dict[str, str]] = {
+        "by_answerability": {q.id: label for q in benchmark.queries if (label := q.answerability)},
+        "by_question_type": {q.id: label for q in benchmark.queries if (label := q.question_type)},
+        "by_standalone": {q.id: label for q in benchmark.queries if (label := standalone_group(q.standalone))},
     }
     summary = summarize_scores(
         per_query,

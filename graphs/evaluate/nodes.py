@@ -136,6 +136,7 @@ def _run_batches(
         (first_stage,) = configuration.inputs
         queries = _query_texts(runtime, run_id, benchmark, configuration.history)
         documents = DocumentTexts(corpus_documents(benchmark))
+        assert context.rerank is not None  # a configuration reranks only with a reranker set
         scorer = scorer_for(context.rerank)
         done = 0
         for batch in iter_run_batches(_run_file(runtime, run_id, first_stage), size):
@@ -147,7 +148,9 @@ def _run_batches(
         done = 0
         for runs in iter_aligned_batches(paths, size):
             retriever = configuration.retriever
-            fused = fuse_runs(runs, retriever.method, retriever.weights, depth=context.depth)
+            fused = fuse_runs(
+                runs, retriever.method or "rrf", retriever.weights, depth=context.depth
+            )  # as select reads it
             done += len(fused)
             yield done, fused
         return

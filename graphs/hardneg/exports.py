@@ -30,11 +30,15 @@ def dataset_row(record: dict[str, Any]) -> DatasetRow:
     )
 
 
-def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, tuple[list[dict], list[dict], list[tuple]]]:
+# A task's BEIR export: its corpus, its queries and its qrels (query id, document id, relevance).
+BeirExport = tuple[list[dict[str, Any]], list[dict[str, Any]], list[tuple[str, str, int]]]
+
+
+def beir_exports(rows: list[DatasetRow], count: int) -> dict[str, BeirExport]:
     """Per task, (corpus, queries, qrels). Task 1: Query_k, its positive (relevance 1) and its
     single-miss negative (judged 0). Tasks 2 and 3: the instruction- and descriptive-style
     Query_N, graded by the conditions each document meets (Positive N, HN_j N − j)."""
-    exports: dict[str, tuple[list[dict], list[dict], list[tuple]]] = {}
+    exports: dict[str, BeirExport] = {}
     task1_rows = [row for row in rows if row.has_task1]
     corpus = _corpus(task1_rows, count, "Miss", lambda row: row.single_miss)
     queries = [

@@ -157,6 +157,8 @@ def score(task: ScorerTask, runtime: Runtime[HardnegScoreContext]) -> dict[str, 
 def report(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> HardnegScoreOutput:
     """Every scorer's results, in the order asked for: the results JSON and the report."""
     context, workspace = job.context(runtime), job.workspace(runtime)
+    output_dir = state["output_dir"]
+    assert output_dir is not None  # the first node resolved it
     path, rows, information = load_dataset(state["dataset"], workspace)
     specs = [scorer_spec(label) for label in state["scorers"]]
     kept = {
@@ -165,7 +167,7 @@ def report(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> H
     }
     tables = {label: {name: Path(table) for name, table in saved["tables"].items()} for label, saved in kept.items()}
     files = write_score_report(
-        Path(state["output_dir"]),
+        Path(output_dir),
         path,
         rows,
         information,
@@ -180,7 +182,7 @@ def report(state: HardnegScoreState, runtime: Runtime[HardnegScoreContext]) -> H
     return {
         "run_id": state["run_id"],
         "dataset": str(path),
-        "output_dir": state["output_dir"],
+        "output_dir": output_dir,
         "scorers": [spec.label for spec in specs],
         "reference": {label: saved["results"]["reference"] for label, saved in kept.items()},
         "tables": {label: saved["tables"] for label, saved in kept.items()},

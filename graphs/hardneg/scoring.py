@@ -166,7 +166,7 @@ def score_one(
     output.mkdir(parents=True, exist_ok=True)
     scored = score_tables(rows, group_scorer(spec, rows, embedder, on_progress, outside))
     tables = write_tables(output, spec, scored)
-    results = scorer_results(spec, scored, rows, confidence, resamples, seed)
+    results = scorer_results(spec, scored, rows, confidence=confidence, resamples=resamples, seed=seed)
     if outside is not None and spec.kind == "outside" and (warning := outside_scorer_warning(spec, outside.log_dir)):
         results["unmapped"] = warning
     return results, tables
@@ -221,17 +221,24 @@ def scorer_results(
     spec: ScorerSpec, tables: ScoreTables, rows: Sequence[DatasetRow], confidence: float, resamples: int, seed: int
 ) -> dict[str, Any]:
     """One scorer's measures (with intervals), the reference's keys, and its worst rows."""
-    options = {"confidence": confidence, "resamples": resamples, "seed": seed}
     result: dict[str, Any] = {"label": spec.label, "kind": spec.kind, "description": scorer_description(spec)}
     if tables.task1 is not None:
-        result["task1"] = multicondition.task1_summary(tables.task1.positive, tables.task1.negative, **options)
+        result["task1"] = multicondition.task1_summary(
+            tables.task1.positive, tables.task1.negative, confidence=confidence, resamples=resamples, seed=seed
+        )
         result["task1"]["rows"] = len(tables.task1.index)
         result["worst_task1"] = worst_task1_rows(tables.task1, rows)
     if tables.task2 is not None and tables.task3 is not None:
-        result["task2"] = multicondition.task2_summary(tables.task2.scores, **options)
+        result["task2"] = multicondition.task2_summary(
+            tables.task2.scores, confidence=confidence, resamples=resamples, seed=seed
+        )
         result["task2"]["rows"] = len(tables.task2.index)
-        result["task2_descriptive"] = multicondition.task2_summary(tables.task3.scores, **options)
-        result["task3"] = multicondition.task3_summary(tables.task2.scores, tables.task3.scores, **options)
+        result["task2_descriptive"] = multicondition.task2_summary(
+            tables.task3.scores, confidence=confidence, resamples=resamples, seed=seed
+        )
+        result["task3"] = multicondition.task3_summary(
+            tables.task2.scores, tables.task3.scores, confidence=confidence, resamples=resamples, seed=seed
+        )
         result["task3"]["rows"] = len(tables.task3.index)
         result["worst_task2"] = worst_ladder_rows(tables.task2, rows)
     result["reference"] = multicondition.reference_json(

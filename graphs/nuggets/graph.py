@@ -7,13 +7,16 @@ from langgraph.graph import END, START, StateGraph
 from benchsmith.graphs.contexts.nuggets import NuggetsContext
 from benchsmith.graphs.nuggets.nodes import export, gather, judge, pool, prepare, route_batches, route_questions
 from benchsmith.graphs.nuggets.state import NuggetsInput, NuggetsOutput, NuggetsState
-from benchsmith.graphs.runtime.fanout import add_sends
+from benchsmith.graphs.runtime.fanout import add_sends, add_worker
 
 builder = StateGraph(
     NuggetsState, context_schema=NuggetsContext, input_schema=NuggetsInput, output_schema=NuggetsOutput
 )
-for node in (prepare, pool, gather, judge, export):
-    builder.add_node(node)
+builder.add_node(prepare)
+add_worker(builder, pool)
+builder.add_node(gather)
+add_worker(builder, judge)
+builder.add_node(export)
 builder.add_edge(START, "prepare")
 add_sends(builder, after="prepare", dispatch=route_questions, work="pool", then="gather")
 add_sends(builder, after="gather", dispatch=route_batches, work="judge", then="export")

@@ -74,7 +74,8 @@ def _word_statistics_of(path: Path, modified: float) -> PassageStatistics:
 
 
 def _records_info(run_dir: RunDirectory) -> dict[str, Any]:
-    return read_json(run_dir.file(CORPUS_INFO_FILE))
+    info: dict[str, Any] = read_json(run_dir.file(CORPUS_INFO_FILE))
+    return info
 
 
 @dataclass(frozen=True)

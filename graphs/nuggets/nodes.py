@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 from langgraph.runtime import Runtime
 from langgraph.types import Send
 
@@ -215,7 +216,7 @@ def technique_runs(
         technique: indexes.bm25.search({query_id: text}, depth).get(query_id, {})
         for technique, text in retrievable.items()
     }
-    vectors = indexes.embedder.encode(list(retrievable.values())) if retrievable else []
+    vectors = indexes.embedder.encode(list(retrievable.values())) if retrievable else np.zeros((0, 0), dtype=np.float32)
     semantic = {
         technique: indexes.dense.search([query_id], vectors[row : row + 1], depth).get(query_id, {})
         for row, technique in enumerate(retrievable)

@@ -44,7 +44,7 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
     unjoined = load_jsonl(run_dir.file(UNJOINED_FILE)) if run_dir.file(UNJOINED_FILE).exists() else []
     generated = (
         {record["turn"]: record for record in load_jsonl(run_dir.file(GENERATED_FILE))}
-        if context.per_turn > 0 and run_dir.file(GENERATED_FILE).exists()
+        if context.paraphrases_per_turn > 0 and run_dir.file(GENERATED_FILE).exists()
         else {}
     )
     order = {turn_id: position for position, turn_id in enumerate(turns)}
@@ -65,7 +65,7 @@ def finish(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> Parap
         turn["self_contained"] = turn["rewrite"] or (generated[turn_id]["source"] if turn_id in generated else None)
         if turn_id in generated:
             turn["source"] = generated[turn_id]["source"]
-    figures = diversity(turns, kept, len(unjoined), candidates if context.per_turn > 0 else None)
+    figures = diversity(turns, kept, len(unjoined), candidates if context.paraphrases_per_turn > 0 else None)
     write_json_atomic(run_dir.file(DIVERSITY_FILE), figures)
     sets = draw_test_sets(list(turns), _variant_ids(kept), context.test_sets, context.seed)
     write_json_atomic(run_dir.file(TEST_SETS_FILE), sets)
@@ -98,7 +98,8 @@ def _variant_ids(variants: list[dict[str, Any]]) -> dict[str, list[str]]:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return record
 
 
 def export_test_set(
@@ -239,7 +240,7 @@ def _notes(context: ParaphraseContext) -> list[str]:
         "phrasing. Each test set is a BEIR query set (raw form as text, self-contained form as metadata.rewrite) "
         "sharing the benchmark's qrels.",
     ]
-    if context.per_turn > 0:
+    if context.paraphrases_per_turn > 0:
         notes.append(
             f"Generated variants were dropped as near-duplicates when their sentence {context.overlap_metric} "
             f"with the source or a kept variant exceeded {context.max_sentence_score:g}"

@@ -41,7 +41,7 @@ def plan(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> dict[st
         return {"turns": _registered(runtime, state["run_id"], list(read_turns(run_dir)))}
     context = job.context(runtime)
     benchmark = load_input_benchmark(state["benchmarks"], job.workspace(runtime), context)
-    turns = [
+    turns: list[dict[str, Any]] = [
         {
             "turn": query.id,
             "conversation_id": query.conversation_id,
@@ -86,7 +86,9 @@ def _registered(runtime: Runtime[ParaphraseContext], run_id: str, turn_ids: list
 
 
 def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
-    joined, unjoined, counts = [], [], {}
+    joined: list[dict[str, Any]] = []
+    unjoined: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
     for row in read_ecast(path).rows:
         if row.turn_id not in turn_ids:
             unjoined.append(
@@ -110,7 +112,7 @@ def _join_ecast(run_dir: RunDirectory, path: Path, turn_ids: set[str]) -> None:
 
 def dispatch(state: ParaphraseState, runtime: Runtime[ParaphraseContext]) -> list[Send] | Literal["finish"]:
     """A batch of turns not paraphrased yet; finish when all are done (or nothing is generated)."""
-    if job.context(runtime).per_turn < 1:
+    if job.context(runtime).paraphrases_per_turn < 1:
         return "finish"
     return dispatch_items(  # type: ignore[return-value]
         _items(runtime, state["run_id"]),
@@ -150,7 +152,9 @@ def paraphrased_turn(task: dict[str, Any], context: ParaphraseContext) -> dict[s
         source, origin = seam.run(Rewriter(), history=history, question=turn["raw"]).query, "rewriter"
     else:  # a first turn is self-contained as it is
         source, origin = turn["raw"], "raw utterance"
-    paraphrases = [text.strip() for text in seam.run(Paraphraser(context.per_turn), query=source).paraphrases]
+    paraphrases = [
+        text.strip() for text in seam.run(Paraphraser(context.paraphrases_per_turn), query=source).paraphrases
+    ]
     raws = paraphrases
     if history:
         raws = [

@@ -9,14 +9,15 @@ from benchsmith.graphs.evaluate.child_sets import add_evaluations
 from benchsmith.graphs.robustness.nodes import dispatch, evaluate, judge, next_step, plan, pool
 from benchsmith.graphs.robustness.report import report
 from benchsmith.graphs.robustness.state import RobustnessInput, RobustnessOutput, RobustnessState
-from benchsmith.graphs.runtime.fanout import add_sends
+from benchsmith.graphs.runtime.fanout import add_sends, add_worker
 
 builder = StateGraph(
     RobustnessState, context_schema=RobustnessContext, input_schema=RobustnessInput, output_schema=RobustnessOutput
 )
 add_evaluations(builder, plan=plan, evaluate=evaluate, next_step=next_step, then="pool")
-for node in (pool, judge, report):
-    builder.add_node(node)
+builder.add_node(pool)
+add_worker(builder, judge)
+builder.add_node(report)
 add_sends(builder, after="pool", dispatch=dispatch, work="judge", then="report")
 builder.add_edge("report", END)
 

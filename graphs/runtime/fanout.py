@@ -85,7 +85,7 @@ def add_fan_out(
     The job's nodes are named after their functions; the job adds ``finish``'s edges onward. Node
     names and edges are what checkpoints and Studio know: keep them."""
     builder.add_node(plan.__name__, plan)
-    builder.add_node(work.__name__, work)
+    add_worker(builder, work)
     if in_batches:
         builder.add_node("gather", gather)
     builder.add_node(finish.__name__, finish)
@@ -97,6 +97,12 @@ def add_fan_out(
     builder.add_conditional_edges(plan.__name__, dispatch, routes)
     builder.add_edge(work.__name__, "gather")
     builder.add_conditional_edges("gather", dispatch, routes)
+
+
+def add_worker(builder: StateGraph[Any, Any, Any, Any], work: Callable[..., Any]) -> None:
+    """The node of a ``Send``'s work, named after its function. It takes the task sent to it, not the
+    graph's state, which ``StateGraph.add_node``'s types cannot say."""
+    builder.add_node(work.__name__, work)
 
 
 def add_sends(

@@ -31,7 +31,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Hashable
 from contextvars import ContextVar
-from typing import Any, TypeVar, get_type_hints
+from typing import Any, TypeVar, cast, get_type_hints
 
 from langgraph.channels.binop import BinaryOperatorAggregate
 from langgraph.constants import END, START
@@ -57,7 +57,7 @@ def once_per_run(key: Hashable, make: Callable[[], T]) -> T:
         return make()
     if key not in memo:
         memo[key] = make()
-    return memo[key]
+    return cast(T, memo[key])
 
 
 def _keys(schema: type) -> set[str]:

@@ -23,8 +23,9 @@ import socket
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from typing import Any, cast, get_type_hints
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import StateGraph
 
 from benchsmith.agents.seam.endpoints import forget_endpoints
@@ -140,7 +141,7 @@ def _start_or_resume(
             new_in_database = _record_in_database(database, run_dir.load())
         forget_endpoints()  # a key or server fixed since an endpoint failed in this process gets a fresh try
         thread_id = checkpoint_thread(run_id, workspace, database)
-        config: dict[str, Any] = {"configurable": {"thread_id": thread_id}}
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
         if max_concurrency:
             # Top level: under "configurable" it is ignored. LangGraph uses a worker of the pool for
             # its own work while a superstep runs (measured: with N workers only N - 1 Send tasks
@@ -169,7 +170,7 @@ def _start_or_resume(
                         if on_event is None:
                             continue
                         if mode == "custom":
-                            on_event(payload)
+                            on_event(cast(dict[str, Any], payload))  # what the nodes' stream writers emit
                         else:
                             for node in payload:
                                 on_event({"node": node})

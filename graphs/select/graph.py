@@ -49,6 +49,7 @@ from langgraph.types import Send
 
 from benchsmith.agents.text import PassageStatistics
 from benchsmith.graphs.contexts.select import SelectContext
+from benchsmith.graphs.runtime.fanout import add_worker
 from benchsmith.graphs.runtime.progress import progress_reporter, report_advance
 from benchsmith.graphs.runtime.ray_items import run_item
 from benchsmith.graphs.runtime.resources import embedder_for
@@ -382,8 +383,14 @@ def after_choose(state: SelectState) -> Literal["prepare", "report"]:
 
 
 builder = StateGraph(SelectState, context_schema=SelectContext, input_schema=SelectInput, output_schema=SelectOutput)
-for node in (plan, prepare, retrieve, pool, judge, facts, choose, report):
-    builder.add_node(node)
+builder.add_node(plan)
+builder.add_node(prepare)
+add_worker(builder, retrieve)
+builder.add_node(pool)
+add_worker(builder, judge)
+builder.add_node(facts)
+builder.add_node(choose)
+builder.add_node(report)
 builder.add_edge(START, "plan")
 builder.add_edge("plan", "prepare")
 builder.add_conditional_edges("prepare", dispatch_retrieval, ["retrieve", "pool"])

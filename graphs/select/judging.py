@@ -156,10 +156,10 @@ def query_facts(
     relevant = [record for record in judged if record["relevant"]]
     quotes: list[tuple[str, str]] = []  # (pair key, quoted fact)
     for record in sorted(relevant, key=lambda record: record["key"]):
-        facts = dict.fromkeys(
+        quoted = dict.fromkeys(
             fact for verdict in record["verdicts"].values() if verdict["relevant"] for fact in verdict["facts"]
         )
-        quotes += [(record["key"], fact) for fact in facts]
+        quotes += [(record["key"], fact) for fact in quoted]
     question = build_query(query, HistoryMode("full"))
 
     def same_fact(first: str, second: str) -> bool:

@@ -104,8 +104,11 @@ def separation(
         return {"best": top["name"], "tied": [], "runner_up": None}
     runner_up = configurations[1]
     difference = top["pr_auc"] - runner_up["pr_auc"]
-    errors = [bootstrap_standard_error(scores[c["name"]]["resampled_pr_auc"]) for c in (top, runner_up)]
-    needed = queries_to_separate(difference, *errors, queries, confidence)
+    top_error, runner_up_error = (
+        bootstrap_standard_error(scores[c["name"]]["resampled_pr_auc"]) for c in (top, runner_up)
+    )
+    errors = [top_error, runner_up_error]
+    needed = queries_to_separate(difference, top_error, runner_up_error, queries, confidence)
     compared = {
         "runner_up": runner_up["name"],
         "difference": difference,
@@ -172,7 +175,7 @@ def best_configuration_yaml(settings: Mapping[str, Any], embedder: str) -> str:
         f"# Re-run it alone with: benchsmith select QUERIES --corpus ... --space {BEST_FILE}\n"
     )
     body = {dimension: [settings[dimension]] for dimension in DIMENSIONS}
-    return header + yaml.safe_dump(body, sort_keys=False, allow_unicode=True)
+    return header + str(yaml.safe_dump(body, sort_keys=False, allow_unicode=True))
 
 
 def selection_notes(

@@ -42,7 +42,7 @@ from benchsmith.tools.retrieval.chunking_strategies import ChunkingSpec, SelectC
 from benchsmith.tools.retrieval.dense_retrieval import DenseIndex
 from benchsmith.tools.retrieval.embedded_text import embedded_text
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction, Embedder
-from benchsmith.tools.retrieval.fusion import fuse_runs
+from benchsmith.tools.retrieval.fusion import FusionMethod, fuse_runs
 from benchsmith.tools.retrieval.indexing import IndexItem, embed_into
 from benchsmith.tools.retrieval.metadata_filters import MetadataFilter
 from benchsmith.tools.retrieval.query_building import HistoryMode, build_query
@@ -307,5 +307,5 @@ def first_stage(
     return dense.search(query_ids, embedder.encode([queries[query_id] for query_id in query_ids]), depth)
 
 
-def fused(runs: Sequence[Run], method: str | None, weights: Sequence[float] | None, depth: int) -> Run:
+def fused(runs: Sequence[Run], method: FusionMethod | None, weights: Sequence[float] | None, depth: int) -> Run:
     return fuse_runs(list(runs), method or "rrf", weights, depth=depth)

@@ -4,6 +4,7 @@ given chunks, one turn at a time (the diagram in graphs/synthesis/__init__.py). 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
@@ -85,7 +86,8 @@ def begin(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comma
             f"clustering of {state['collection']!r}"
         )
     done = len(state.get("turns", [])) >= wanted
-    return Command(goto=END if done else "walker", update={"source": source, "turns_wanted": wanted})
+    # langgraph types END as str, not as the Literal a route names
+    return Command(goto=END if done else "walker", update={"source": source, "turns_wanted": wanted})  # type: ignore[arg-type]
 
 
 def walker(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
@@ -135,7 +137,7 @@ def turn_type(state: ConversationState, runtime: Runtime[SynthesisContext]) -> C
     )
 
 
-def _build_kind(kind: str):
+def _build_kind(kind: str) -> Callable[[ConversationState, Runtime[SynthesisContext]], dict[str, Any]]:
     def build(state: ConversationState, runtime: Runtime[SynthesisContext]) -> dict[str, Any]:
         attempt = (state.get("label_attempt") or {}).get("attempt", 0)
         plan = kind_plan(runtime, state, kind, attempt)
@@ -396,7 +398,7 @@ def polisher(state: ConversationState, runtime: Runtime[SynthesisContext]) -> di
 def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Command[Literal["walker", "__end__"]]:
     """Draw how the next turn relates to this one (follow-up, soft or hard switch), or end."""
     if turn_position(state) >= state["turns_wanted"]:
-        return Command(goto=END)
+        return Command(goto=END)  # type: ignore[arg-type]  # langgraph types END as str
     if not state.get("turns"):  # the gate dropped every turn so far: start again
         return Command(goto="walker", update={"switch": "start"})
     context = job.context(runtime)
@@ -414,7 +416,18 @@ def router(state: ConversationState, runtime: Runtime[SynthesisContext]) -> Comm
 conversation_builder = StateGraph(
     ConversationState, context_schema=SynthesisContext, input_schema=ConversationInput, output_schema=ConversationOutput
 )
-for node in (begin, walker, turn_type, *KIND_NODES, questioner, responder, label_judge, polisher, router):
+CONVERSATION_NODES: tuple[Callable[..., Any], ...] = (
+    begin,
+    walker,
+    turn_type,
+    *KIND_NODES,
+    questioner,
+    responder,
+    label_judge,
+    polisher,
+    router,
+)
+for node in CONVERSATION_NODES:
     conversation_builder.add_node(node.__name__, node)
 conversation_builder.add_edge(START, "begin")
 conversation_builder.add_edge("walker", "turn_type")

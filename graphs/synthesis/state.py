@@ -4,13 +4,14 @@ the nodes read of their runtime (settings, workspace, run directories)."""
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Required
+from typing import Annotated, Any, NotRequired, Required
 
 from typing_extensions import TypedDict
 
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.stores.formats.benchmark_files import BEIR_SUBDIRECTORY
+from benchsmith.tools.benchmark.dialogue_walk import Switch
 
 PLAN_FILE = "plan.jsonl"
 BEIR_DIR, TREC_QRELS_FILE, STATS_FILE = BEIR_SUBDIRECTORY, "qrels.trec", "stats.json"
@@ -59,15 +60,25 @@ class ConversationOutput(TypedDict, total=False):
     dropped_turns: list[dict[str, Any]]  # {"position", "kind", "question", "class", "reason"} per turn the gate dropped
 
 
+class Draft(TypedDict):
+    """The question of the turn in flight as the questioner wrote it."""
+
+    question: str
+    rewrite: str | None  # its standalone form, where the questioner wrote one
+    subject: str | None  # what it is about (the offline questioner's)
+    question_type: str | None  # the offline questioner's type, or the one a model was asked for
+    parts: NotRequired[list[str] | None]  # a partial or multi-passage question's parts
+
+
 class ConversationState(ConversationInput, ConversationOutput, total=False):  # type: ignore[misc]  # LangGraph's state merges input and output: a key required on input may be left out of the output
     source: dict[str, Any]  # the input the turns were made from: a changed input is refused
     position: dict[str, int]  # {"cluster", "offset"} of the last finished turn's gold chunk
-    switch: str  # how the turn being built relates to the previous one
-    switch_drawn: str  # what the router drew for it (the walker labels the chunk it finds by the rule)
+    switch: Switch  # how the turn being built relates to the previous one
+    switch_drawn: Switch  # what the router drew for it (the walker labels the chunk it finds by the rule)
     gold: dict[str, int]  # position of the gold chunk of the turn being built
     gold_id: str
     similarity: float | None  # of the turn's gold to the previous turn's gold (None on the first turn)
-    draft: dict[str, str | None]  # the questioner's question, rewrite and (baseline) subject for the turn in flight
+    draft: Draft  # the questioner's question for the turn in flight
     overlap: dict[str, Any]  # the kept question's lexical overlap, and the corrective turns and re-plans it took
     previous_subject: str | None  # what the previous question was about (the baseline polisher refers back to it)
     response: str

@@ -84,7 +84,7 @@ def label_judge(
     elif kind == "unanswerable":
         pool = _unanswerable_pool(runtime, state)
         passages = passages_of(runtime, state["collection"], [*plan["held_out_ids"], *pool])
-        verdict = seam.run(
+        pool_verdict = seam.run(
             PoolJudge(len(passages)),
             history=exchanges(state.get("turns", [])),
             question=question,
@@ -92,7 +92,7 @@ def label_judge(
             passage_titles=[p["title"] for p in passages],
             statistics=corpus_stats(runtime, state["collection"]),
         )
-        accepted = not any(judgment.relevant for judgment in verdict.judgments[len(plan["held_out_ids"]) :])
+        accepted = not any(judgment.relevant for judgment in pool_verdict.judgments[len(plan["held_out_ids"]) :])
     elif kind == "multi-passage":
         passages = passages_of(runtime, state["collection"], plan["gold_ids"])
         verdict = seam.run(ContributionJudge(), question=question, answer=state["response"], passages=passages)
@@ -210,7 +210,7 @@ def _dense_pool(runtime: Runtime[SynthesisContext], state: ConversationState, he
     store = vector_store(runtime, state["collection"])
     vectors = store.embeddings(held_out)
     found = store.collection.query(
-        query_embeddings=[[float(v) for v in vectors[chunk_id]] for chunk_id in held_out],
+        query_embeddings=[vectors[chunk_id] for chunk_id in held_out],
         n_results=UNANSWERABLE_POOL_DEPTH + len(held_out),
     )
     leave_out = set(held_out)

@@ -26,6 +26,7 @@ from benchsmith.stores.errors import InputError
 from benchsmith.tools.benchmark.dialogue_walk import (
     MULTI_GOLD_SIZES,
     Position,
+    Switch,
     TurnKindPolicy,
     choose_switch,
     companion_chunks,
@@ -44,7 +45,7 @@ PARTIAL_CLUSTERS = 4  # the clusters whose held-out chunk a partial turn may be 
 def plan_turn(
     runtime: Runtime[SynthesisContext],
     state: ConversationState,
-    drawn: str,
+    drawn: Switch,
     excluded: frozenset[str] = frozenset(),
     replan: int = 0,
 ) -> dict[str, Any] | None:
@@ -137,7 +138,7 @@ def share_of(seed: int, chunk_id: str, conversations: int) -> int:
 
 
 def share_plan(
-    runtime: Runtime[SynthesisContext], state: ConversationState, drawn: str, excluded: frozenset[str]
+    runtime: Runtime[SynthesisContext], state: ConversationState, drawn: Switch, excluded: frozenset[str]
 ) -> dict[str, Any] | None:
     """A re-planned turn's gold, from the conversation's own share of the chunks (``state["share"]``: its number
     and the run's conversations) first, then the next conversation's share, and so on: within a share, the next

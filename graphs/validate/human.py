@@ -73,7 +73,10 @@ def check_same_corpus(synthetic: Benchmark, human: str, workspace: Any, split: s
     qrels, dropped = drop_held_out(
         human_set.qrels, held_out, documents=sum(1 for doc_id in held_out if doc_id in human_documents)
     )
-    queries = [record for _, record in read_jsonl(human_set.queries_file)] if dropped else []
+    queries = []
+    if dropped:
+        assert human_set.queries_file is not None  # every reader of a labelled set records its queries' file
+        queries = [record for _, record in read_jsonl(human_set.queries_file)]
     return HumanLabels(
         qrels, dropped, [record for record in queries if str(record.get("_id")) not in dropped.questions_left_out]
     )

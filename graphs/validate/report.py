@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from langgraph.runtime import Runtime
@@ -116,7 +116,8 @@ def report(state: ValidationState, runtime: Runtime[ValidationContext]) -> Valid
     }
     validity["notes"] = [*validity_notes(validity), EMBEDDED_TEXT_NOTE]
     report_paths = job.run_dir(runtime, state["run_id"]).write_report(validity_report_files(validity))
-    return {**{key: validity[key] for key in OUTPUT_KEYS}, "report": report_paths}
+    # OUTPUT_KEYS are ValidationOutput's keys, each holding the type the validity record gives it
+    return cast(ValidationOutput, {**{key: validity[key] for key in OUTPUT_KEYS}, "report": report_paths})
 
 
 def _separability(

@@ -318,7 +318,9 @@ class _Terms:
         return flat[kept], np.bincount(text_of[kept], minlength=len(texts))
 
 
-def top_scored(doc_ids: Sequence[str], scores: np.ndarray, depth: int, leave_out: Collection[str] = ()) -> list[str]:
+def top_scored(
+    doc_ids: Sequence[str] | np.ndarray, scores: np.ndarray, depth: int, leave_out: Collection[str] = ()
+) -> list[str]:
     """The ``depth`` documents of highest positive score, ties by id, ``leave_out`` skipped:
     what sorting every document by ``(-score, id)`` gives, without sorting a million of them."""
     candidates = np.flatnonzero(scores > 0)

@@ -24,16 +24,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import chain, islice, pairwise
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
 import numpy as np
 
 from benchsmith.stores.formats.trec import Run
 
 FusionMethod = Literal["rrf", "combsum", "wsum"]
-FUSION_METHODS: tuple[str, ...] = ("rrf", "combsum", "wsum")
+FUSION_METHODS: tuple[FusionMethod, ...] = get_args(FusionMethod)
 RRF_K = 60
 MIN_MAX_FLOOR = 1e-9  # ranx's smallest min-max denominator
+
+
+def is_fusion_method(name: str | None) -> TypeGuard[FusionMethod]:
+    """``name`` is one of FUSION_METHODS."""
+    return name in FUSION_METHODS
 
 
 def sort_run(run: Run) -> Run:

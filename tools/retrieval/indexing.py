@@ -3,7 +3,7 @@ holds are skipped, so an interrupted indexing job continues where it stopped."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from benchsmith.stores.persistence.vectors import MAX_UPSERT_BATCH, VectorStore
-from benchsmith.stores.progress import ProgressCallback
 from benchsmith.tools.retrieval.embedding import Embedder
 
 
@@ -27,7 +26,7 @@ def embed_into(
     items: Sequence[IndexItem],
     embedder: Embedder,
     batch_size: int,
-    on_progress: ProgressCallback | None = None,
+    on_progress: Callable[[int, int], None] | None = None,  # the total is known: a ProgressCallback too
     text_lengths: Sequence[int] | None = None,
 ) -> int:
     """Embed and upsert the items the store lacks or holds with another text (a file changed since it

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.retrieval.fusion import FUSION_METHODS
+from benchsmith.tools.retrieval.fusion import FUSION_METHODS, FusionMethod, is_fusion_method
 from benchsmith.tools.retrieval.outside_retrievers import is_outside_spec, resolve_retriever
 from benchsmith.tools.retrieval.query_building import HistoryMode
 
@@ -39,7 +39,7 @@ FILE_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
 class RetrieverSpec:
     kind: str  # bm25, dense, hybrid, outside
     model: str | None = None  # dense: the embedder; outside: its spec (URL, py:module:object, registered name)
-    method: str | None = None  # hybrid: rrf, combsum, wsum
+    method: FusionMethod | None = None  # hybrid: rrf, combsum, wsum
     components: tuple[RetrieverSpec, ...] = ()
     weights: tuple[float, ...] | None = None
 
@@ -70,7 +70,7 @@ def parse_retriever(text: str) -> RetrieverSpec:
     match = HYBRID.fullmatch(text)
     if match:
         method, inner = match.groups()
-        if method not in FUSION_METHODS:
+        if not is_fusion_method(method):
             raise InputError(
                 f"--retriever {text!r}: unknown fusion method {method!r} (use {', '.join(FUSION_METHODS)})"
             )
