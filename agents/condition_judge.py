@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, create_model, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from benchsmith.agents.condition_text import states
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import one_class_per_size
+from benchsmith.agents.schemas import one_class_per_size, sized
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 
@@ -30,7 +30,7 @@ def _distinct(numbers: list[int]) -> list[int]:
 
 
 class ConditionCount(BaseModel):
-    """What every size's schema holds (its fields bounded by the size below)."""
+    """The conditions a document satisfies, after the reasons (condition_count_schema bounds the numbers)."""
 
     rationale: str
     satisfied: list[int]
@@ -40,9 +40,8 @@ class ConditionCount(BaseModel):
 def condition_count_schema(count: int) -> type[ConditionCount]:
     """The satisfied conditions among ``count``: a number outside 1..count fails validation;
     repeats count once."""
-    return create_model(
-        "ConditionCount",
-        __base__=ConditionCount,
+    return sized(
+        ConditionCount,
         rationale=(str, Field(description="Condition by condition, why it is or is not satisfied, briefly.")),
         satisfied=(
             list[Annotated[int, Field(ge=1, le=count)]],

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel
 
 from benchsmith.agents.condition_extractor import DOMAIN_NOUNS, domain_features
 from benchsmith.agents.condition_text import normalize, strip_list_markers
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import exactly, one_class_per_size
+from benchsmith.agents.schemas import exactly, one_class_per_size, sized
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
@@ -40,7 +40,7 @@ def instruction_query(conditions: list[str]) -> str:
 
 
 class MultiConditionQueries(BaseModel):
-    """What every size's schema holds (its fields bounded by the size below)."""
+    """A document's conditions and the descriptive queries that ask for them (queries_schema fixes how many)."""
 
     conditions: list[str]
     descriptive: list[str]
@@ -49,9 +49,8 @@ class MultiConditionQueries(BaseModel):
 @one_class_per_size
 def queries_schema(count: int) -> type[MultiConditionQueries]:
     """Exactly ``count`` conditions and ``count`` descriptive queries: any other length is invalid output."""
-    return create_model(
-        "MultiConditionQueries",
-        __base__=MultiConditionQueries,
+    return sized(
+        MultiConditionQueries,
         conditions=exactly(count, str, f"The {count} conditions, one per sentence, in order."),
         descriptive=exactly(count, str, f"{count} natural requests; the k-th asks for conditions 1..k."),
     )

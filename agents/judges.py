@@ -20,11 +20,11 @@ import hashlib
 import re
 from typing import Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
 from benchsmith.agents.question_types import FRAME_STEMS
-from benchsmith.agents.schemas import one_class_per_size
+from benchsmith.agents.schemas import one_class_per_size, sized
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.history import Exchange, render_history
@@ -54,7 +54,7 @@ class ScoreVerdict(BaseModel):
 
 
 class DocumentChoice(BaseModel):
-    """What every size's schema holds (its fields bounded by the size below)."""
+    """The document a judge picks from a pool, after its reason (choice_schema bounds the number)."""
 
     rationale: str
     choice: int
@@ -63,9 +63,8 @@ class DocumentChoice(BaseModel):
 @one_class_per_size
 def choice_schema(pool_size: int) -> type[DocumentChoice]:
     """A choice among ``pool_size`` documents: a number outside 1..pool_size fails validation."""
-    return create_model(
-        "DocumentChoice",
-        __base__=DocumentChoice,
+    return sized(
+        DocumentChoice,
         rationale=(str, Field(description="Why this document answers best, before the choice.")),
         choice=(int, Field(ge=1, le=pool_size, description=f"The number (1-{pool_size}) of the best document.")),
     )

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field, create_model, model_validator
 
 from benchsmith.agents.defaults import DEFAULT_MAX_NUGGETS
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import exactly, one_class_per_size
+from benchsmith.agents.schemas import exactly, one_class_per_size, sized
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import PassageStatistics, WordStatistics, inverse_document_frequency
@@ -95,7 +95,7 @@ def prose(text: str) -> str:
 
 
 class Nuggets(BaseModel):
-    """What every size's schema holds (its fields bounded by the size below)."""
+    """The atomic facts of an accepted answer (nugget_schema bounds how many)."""
 
     nuggets: list[str]
 
@@ -103,9 +103,8 @@ class Nuggets(BaseModel):
 @one_class_per_size
 def nugget_schema(max_nuggets: int) -> type[Nuggets]:
     """At least one and at most ``max_nuggets`` non-empty nuggets."""
-    return create_model(
-        "Nuggets",
-        __base__=Nuggets,
+    return sized(
+        Nuggets,
         nuggets=(
             list[str],
             Field(

@@ -19,10 +19,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, StringConstraints, create_model
+from pydantic import BaseModel, Field, StringConstraints
 
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
-from benchsmith.agents.schemas import exactly, one_class_per_size
+from benchsmith.agents.schemas import exactly, one_class_per_size, sized
 from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
@@ -86,13 +86,13 @@ LINKING_WORDS = ("of", "the", "'s", "and")
 
 
 class Paraphrases(BaseModel):
-    """What every size's schema holds (its fields bounded by the size below)."""
+    """Rewordings of one query (paraphrase_schema fixes how many)."""
 
     paraphrases: list[str]
 
 
 class RestoredTurns(BaseModel):
-    """What every size's schema holds (its fields bounded by the size below)."""
+    """Each paraphrase put back into the conversation, in order (restored_schema fixes how many)."""
 
     turns: list[str]
 
@@ -100,18 +100,16 @@ class RestoredTurns(BaseModel):
 @one_class_per_size
 def paraphrase_schema(count: int) -> type[Paraphrases]:
     """Exactly ``count`` non-empty paraphrases: another number fails validation (and is retried)."""
-    return create_model(
-        "Paraphrases",
-        __base__=Paraphrases,
+    return sized(
+        Paraphrases,
         paraphrases=exactly(count, NonEmpty, f"Exactly {count} paraphrases of the query."),
     )
 
 
 @one_class_per_size
 def restored_schema(count: int) -> type[RestoredTurns]:
-    return create_model(
-        "RestoredTurns",
-        __base__=RestoredTurns,
+    return sized(
+        RestoredTurns,
         turns=exactly(count, NonEmpty, f"Exactly {count} conversational turns, one per query."),
     )
 

@@ -7,9 +7,17 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from pydantic import Field
+from pydantic import BaseModel, Field, create_model
 
 SchemaFactory = TypeVar("SchemaFactory", bound=Callable[..., Any])
+Schema = TypeVar("Schema", bound=BaseModel)
+
+
+def sized(base: type[Schema], **fields: Any) -> type[Schema]:
+    """``base`` with its ``fields`` (and ``__validators__``) made for one call's size, under the base's name: the
+    schema a model is given; the base is the type its reply is read as."""
+    made: type[Schema] = create_model(base.__name__, __base__=base, **fields)
+    return made
 
 
 def one_class_per_size(factory: SchemaFactory) -> SchemaFactory:
