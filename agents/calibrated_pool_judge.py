@@ -69,7 +69,7 @@ class CalibratedPoolJudge(PoolJudge):
     """The same prompt and schema as :class:`PoolJudge` (a model judge is unchanged); only the
     offline rule differs."""
 
-    def baseline(  # type: ignore[override]  # named inputs, as every role's (the seam passes them by name)
+    def baseline(
         self,
         *,
         history: list[Exchange],

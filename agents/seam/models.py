@@ -31,7 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from benchsmith.agents.defaults import BASELINE
+from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.seam.backends import Backend, Completion, Message, ModelSettings, OpenAIBackend
 from benchsmith.agents.seam.endpoints import (
     Endpoint,
@@ -60,11 +60,7 @@ from benchsmith.agents.seam.retries import (
     retrying,
     transport_failure,
 )
-from benchsmith.agents.seam.structured_output import (
-    STRUCTURED_OUTPUT_CHOICES,
-    StructuredOutput,
-    corrective_turn,
-)
+from benchsmith.agents.seam.structured_output import STRUCTURED_OUTPUT_CHOICES, corrective_turn
 
 __all__ = [
     "BASELINE",
@@ -122,10 +118,12 @@ class Agent(Generic[Out]):
     name: str
     schema: type[Out]
 
-    def messages(self, **inputs: Any) -> list[Message]:
+    # (*args, **inputs): each role names the inputs it reads as keyword arguments, which a type checker
+    # accepts as an override only of a signature this open; the seam passes keyword arguments alone.
+    def messages(self, *args: Any, **inputs: Any) -> list[Message]:
         raise NotImplementedError
 
-    def baseline(self, **inputs: Any) -> Out:
+    def baseline(self, *args: Any, **inputs: Any) -> Out:
         raise NoBaselineError(
             f"the {self.name} agent has no offline baseline: pass a model spec such as openai:gpt-4o-mini"
         )
