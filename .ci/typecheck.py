@@ -10,8 +10,8 @@ The errors the code had when the checker came in (issue 32) are listed in .ci/my
 (file, message and code; no line numbers, which move): an error not in it fails the check, so new
 code is checked in full while the old errors are fixed. A fixed one is announced; drop it with
 ``--update-baseline``, which writes the list anew (after a move of files too). The baseline holds
-only the folders pyproject.toml checks leniently (agents/, tools/, stores/, evals/): in the package
-face and the graphs, checked strictly, every error fails.
+only the folders pyproject.toml checks leniently (tools/, stores/, evals/): in the package face, the
+graphs and the agents, checked strictly, every error fails.
 
     .venv/bin/python .ci/typecheck.py [--update-baseline] [mypy options]
 """

@@ -100,7 +100,7 @@ class MissingPartJudge(UnansweredPoolJudge):
 
     name = "missing-part-judge"
 
-    def messages(
+    def messages(  # type: ignore[override]  # its own inputs (the reference answer), PoolJudge's schema
         self, *, history: list[Exchange], question: str, answer: str, passages: list[str], **_: Any
     ) -> list[Message]:
         user = "\n\n".join(
@@ -113,7 +113,9 @@ class MissingPartJudge(UnansweredPoolJudge):
         )
         return system_and_user(POOL_JUDGE_SYSTEM_PROMPT, user)
 
-    def baseline(self, *, question: str, answer: str, passages: list[str], **inputs: Any) -> PassageJudgments:
+    def baseline(  # type: ignore[override]  # (its own inputs, as above)
+        self, *, question: str, answer: str, passages: list[str], **inputs: Any
+    ) -> PassageJudgments:
         """The unanswered pool judge's rule, the missing part's terms for the question (no history:
         they are the whole of what is asked)."""
         inputs.pop("history", None)

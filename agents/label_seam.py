@@ -39,7 +39,7 @@ class LabelSeam(ModelSeam):
         answer = getattr(agent, "from_labels", None)
         if answer is None:
             raise NoBaselineError(f"the {agent.name} agent cannot answer from relevance labels: give it a model")
-        result = answer(self.labels, **inputs)
+        result: Out = answer(self.labels, **inputs)
         with self._lock:
             self.pairs_looked_up += len(inputs.get("passage_ids") or ())
         self._account(agent, Completion(result), retries=0, cached=False)

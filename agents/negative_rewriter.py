@@ -55,7 +55,7 @@ class NegativeRewriter(Agent[NegativeSentence]):
         self, *, sentence: str, condition: str, kind: str, domain: str, previous: str | None = None, **_: Any
     ) -> list[Message]:
         system = REWRITER_SYSTEM_PROMPT.format(noun=DOMAIN_NOUNS[domain], instruction=KIND_INSTRUCTIONS[kind])
-        sections = [delimited("condition", condition), delimited("sentence", normalize(sentence))]
+        sections: list[str] = [delimited("condition", condition), delimited("sentence", normalize(sentence))]
         if previous is not None:
             sections += [RETRY_NOTE, delimited("previous", previous)]
         return system_and_user(system, *sections)

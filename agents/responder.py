@@ -61,8 +61,8 @@ class Responder(Agent[GeneratedAnswer]):
         no whole sentence shares a word with the question. A chunk cut inside an entry opens with the
         rest of it: those sentences belong to the entry its heading names ("poplib › POP3.noop").
         A passage without prose answers with its first unit."""
-        if found := answer(gold, question):
-            return GeneratedAnswer(answer=found)  # the statements the offline questioner asked about
+        if asked := answer(gold, question):
+            return GeneratedAnswer(answer=asked)  # the statements the offline questioner asked about
         statistics = corpus_stats or PassageStatistics([gold["text"]])
         wanted = set(content_words(question))
         # A chunk cut inside an entry opens with the rest of it: its heading names that entry.

@@ -18,12 +18,14 @@ passages have in common) and the extractive responder (agents/responder.py).
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from benchsmith.agents.offline.asking import CODE_NAME_IN_QUESTION, ask, self_contained
+from benchsmith.agents.offline.facts import Fact
 from benchsmith.agents.offline.namesakes import shared_name, shared_subject, subject_facts
 from benchsmith.agents.polisher import refer_back
 from benchsmith.agents.prompt_sections import delimited, numbered, system_and_user
@@ -200,7 +202,7 @@ def _one_subject_question(
             passage,
             earlier,
             statistics=statistics,
-            only=lambda fact, passage=passage: fact in subject_facts(passage, subject),
+            only=functools.partial(_is_subject_fact, passage, subject),
         )
         if found is None:
             return _page_question(passages[0])
@@ -210,6 +212,14 @@ def _one_subject_question(
     follow = [refer_back(part, topic, topic) for part in asked[1:]]
     joined = " ".join([asked[0], *(f"And {lower_first(part)}" for part in follow)])
     return BaselineTypedQuestion(question=joined, rewrite=joined, parts=asked, subject=None, question_type=types[0])
+
+
+def _is_subject_fact(passage: dict[str, Any], subject: str, fact: Fact) -> bool:
+    return fact in subject_facts(passage, subject)
+
+
+def _documents(entry: str, fact: Fact) -> bool:
+    return fact.entry == entry
 
 
 def question_parts(question: str) -> list[str]:
@@ -237,7 +247,7 @@ def underspecified_question(
         shared is None
         or named_in(history, shared[1])
         or any(
-            ask(passage, history, statistics=statistics, only=lambda fact, entry=entry: fact.entry == entry) is None
+            ask(passage, history, statistics=statistics, only=functools.partial(_documents, entry)) is None
             for passage, entry in zip(passages, shared[1])
         )
     ):

@@ -33,6 +33,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from benchsmith.agents.offline.facts import Fact, passage_facts
 from benchsmith.agents.offline.headings import CODE_LIKE, MANUAL_TITLE_WORDS, context_name
@@ -123,7 +124,7 @@ def templated(statement: str, statistics: WordStatistics | None) -> bool:
     return len(meaning) >= TEMPLATE_MIN_WORDS and statistics.chunks_with_all(meaning) >= TEMPLATE_CHUNKS
 
 
-def asked_before(history: Iterable[dict]) -> set[str]:
+def asked_before(history: Iterable[dict[str, Any]]) -> set[str]:
     """Every wording of the questions asked so far, with and without the page they name first."""
     asked = {
         text
@@ -141,8 +142,8 @@ def without_context(question: str) -> str:
 
 
 def ask(
-    gold: dict,
-    history: list[dict],
+    gold: dict[str, Any],
+    history: list[dict[str, Any]],
     *,
     switch: str = "start",
     previous_subject: str | None = None,
@@ -252,7 +253,9 @@ def _fact_key(fact: Fact) -> tuple[int, str, tuple[int, ...]]:
     return fact.statement, fact.kind, fact.answer
 
 
-def _claims(facts: Iterable[Fact], statistics: WordStatistics | None, conversation: str) -> dict[tuple, int]:
+def _claims(
+    facts: Iterable[Fact], statistics: WordStatistics | None, conversation: str
+) -> dict[tuple[int, str, tuple[int, ...]], int]:
     """{fact: its place in the conversation's turn} among the passage's askable facts of one rank of
     ``KIND_ORDER``: conversation number n takes the n-th first, then the next ones in turn. Ranked alike,
     conversations that reach one passage asked it the same question, and a repeat ends a conversation
@@ -286,7 +289,7 @@ def _distinctiveness(text: str, statistics: WordStatistics | None) -> float:
     return sum(inverse_document_frequency(statistics, word) for word in meaning) / len(meaning)
 
 
-def answer(gold: dict, question: str) -> str | None:
+def answer(gold: dict[str, Any], question: str) -> str | None:
     """The statements of ``gold`` that answer a question :func:`ask` made of it (None for any
     other question)."""
     facts = passage_facts(gold["text"], gold.get("title", ""))

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import openai
 from pydantic import BaseModel, ValidationError
 
+from benchsmith.agents.defaults import StructuredOutput
 from benchsmith.agents.seam.endpoints import (
     LOCAL_PLACEHOLDER_KEY,
     Endpoint,
@@ -29,7 +30,6 @@ from benchsmith.agents.seam.endpoints import (
 from benchsmith.agents.seam.errors import InvalidOutput, ModelEndpointError, StructuredOutputUnsupported
 from benchsmith.agents.seam.redaction import register_secret
 from benchsmith.agents.seam.structured_output import (
-    StructuredOutput,
     check_structured_output,
     first_method,
     is_format_rejection,

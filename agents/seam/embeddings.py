@@ -256,7 +256,7 @@ class OpenAIEmbedder:
                 f"for {len(batch)} texts"
             )
         try:
-            matrix = np.asarray([row.embedding for row in rows], dtype=np.float32)
+            matrix: np.ndarray = np.asarray([row.embedding for row in rows], dtype=np.float32)
         except (ValueError, TypeError):
             raise InvalidOutput("the server sent vectors of different lengths or not numbers") from None
         if matrix.ndim != 2 or matrix.shape[1] == 0 or not np.isfinite(matrix).all():

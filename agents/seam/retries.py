@@ -18,7 +18,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol, TypeVar
 
 import openai
-from tenacity import Retrying, retry_if_exception, stop_after_attempt
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from benchsmith.agents.seam.endpoints import display_url, endpoint_error, is_fatal, server_message
 from benchsmith.agents.seam.errors import InvalidOutput, ModelSeamError, ModelUnavailableError
@@ -29,9 +29,12 @@ T = TypeVar("T")
 
 
 class RetrySettings(Protocol):
-    max_attempts: int
-    backoff_initial_s: float
-    backoff_max_s: float
+    @property
+    def max_attempts(self) -> int: ...
+    @property
+    def backoff_initial_s(self) -> float: ...
+    @property
+    def backoff_max_s(self) -> float: ...
 
 
 def is_retryable(error: BaseException) -> bool:
@@ -120,14 +123,22 @@ def retrying(
         # Attempt numbers inside Retrying start again at 1: this call's are one more.
         return Retrying(
             retry=retry_if_exception(is_retryable),
-            wait=lambda state: backoff_seconds(settings, state.attempt_number + 1, state.outcome.exception()),
+            wait=lambda state: backoff_seconds(settings, state.attempt_number + 1, _failure(state)),
             stop=stop_after_attempt(settings.max_attempts - 1),
-            before_sleep=lambda state: on_retry(state.outcome.exception()),
+            before_sleep=lambda state: on_retry(_failure(state)),
             sleep=pause,
             reraise=True,
         )(attempt)
 
     return run
+
+
+def _failure(state: RetryCallState) -> BaseException:
+    """The error of the attempt that failed: tenacity waits and sleeps only after one, and retries only on an
+    exception (``retry_if_exception``)."""
+    error = state.outcome.exception() if state.outcome is not None else None
+    assert error is not None
+    return error
 
 
 def backoff_seconds(settings: RetrySettings, attempt: int, error: BaseException) -> float:

@@ -30,7 +30,6 @@ from typing import Any
 import openai
 from pydantic import BaseModel, ValidationError
 
-from benchsmith.agents.defaults import StructuredOutput  # noqa: F401 (declared where light modules read it)
 from benchsmith.agents.seam.errors import InvalidOutput
 
 STRUCTURED_OUTPUT_CHOICES: tuple[str, ...] = ("auto", "json_schema", "function_calling", "json_mode")
@@ -245,8 +244,8 @@ def _tool_arguments(message: dict[str, Any]) -> str:
     """The arguments (JSON text) of the message's first tool call; empty without one."""
     for call in message.get("tool_calls") or ():
         function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-            return function["arguments"]
+        if isinstance(function, dict) and isinstance(arguments := function.get("arguments"), str):
+            return arguments
     return ""
 
 

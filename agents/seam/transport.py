@@ -119,11 +119,13 @@ class JsonClient:
                 response = connection.exchange(request)
         except TimeoutError:
             connection.close()
-            raise openai.APITimeoutError(request=self._request(path)) from None
+            # openai declares httpx2's types for what its errors carry; ours are httpx's, which it only stores
+            raise openai.APITimeoutError(request=self._request(path)) from None  # type: ignore[arg-type]
         except (OSError, http.client.HTTPException) as error:
             connection.close()
             raise openai.APIConnectionError(
-                message=f"Connection error: {type(error).__name__}: {error}", request=self._request(path)
+                message=f"Connection error: {type(error).__name__}: {error}",
+                request=self._request(path),  # type: ignore[arg-type]  # (httpx's, as above)
             ) from None
         if response.keep_alive:
             connection.idle_since = time.monotonic()
@@ -302,7 +304,7 @@ class Connection:
         return line
 
     def _read_chunked(self) -> bytes:
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             size_field = self._read_line().split(b";", 1)[0].strip()
             try:
@@ -352,7 +354,7 @@ def status_error(response: httpx.Response) -> openai.APIStatusError:
         message += f" - {data['message']}"
     status = response.status_code
     error_class = _STATUS_ERRORS.get(status) or (openai.InternalServerError if status >= 500 else openai.APIStatusError)
-    return error_class(message, response=response, body=data)
+    return error_class(message, response=response, body=data)  # type: ignore[arg-type]  # (httpx's, as above)
 
 
 def _dropped(connection: Connection) -> bool:

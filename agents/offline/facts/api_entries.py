@@ -119,6 +119,7 @@ def defaults(statement: Statement, sentence: Sentence) -> Found:
     if verb is None:
         return []
     subject = subject_of(sentence, verb)
+    owner: str | None
     if subject is None and statement.role == "parameter" and statement.parameter:
         owner = statement.parameter  # "(optional) Defaults to True" under a parameter
     elif subject is None:

@@ -382,7 +382,7 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
         and not any(child.dep in ("conj", "cc", "preconj") for child in sentence.children(verb.index))
     )
     # "if X is either not set or empty" stays as written: "if I don't set X empty" garbles it
-    if not passive:
+    if not passive or subject is None:  # (a passive has its subject)
         return render(sentence, indices) if fits(indices) else None
     auxiliaries = {child.index for child in sentence.children(verb.index) if child.dep in ("auxpass", "aux", "neg")}
     thing = [i for i in indices if i in range(*sentence.subtree(subject.index))]
