@@ -44,7 +44,8 @@ def item_agreement(ratings: Sequence[Sequence[Hashable]]) -> list[float]:
     raters = _raters_per_item(ratings)
     if ratings and raters < 2:
         raise ValueError("agreement between raters needs at least 2 raters per item")
-    return _item_agreement(_category_counts(ratings), raters).tolist()
+    result: list[float] = _item_agreement(_category_counts(ratings), raters).tolist()
+    return result
 
 
 def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
@@ -195,7 +196,8 @@ def _mean_or_none(values: Sequence[float | None]) -> float | None:
 
 
 def _item_agreement(counts: np.ndarray, raters: int) -> np.ndarray:
-    return ((counts**2).sum(axis=1) - raters) / (raters * (raters - 1))
+    result: np.ndarray = ((counts**2).sum(axis=1) - raters) / (raters * (raters - 1))
+    return result
 
 
 def _raters_per_item(ratings: Sequence[Sequence[Hashable]]) -> int:

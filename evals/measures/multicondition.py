@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, bootstrap_interval
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
+from benchsmith.evals.measures.intervals import bootstrap_interval
 
 ArrayLike = Sequence[Sequence[float]] | np.ndarray
 
@@ -80,7 +81,8 @@ def task1_differences(positive: ArrayLike, negative: ArrayLike) -> np.ndarray:
     a, b = _matrix(positive, "positive"), _matrix(negative, "negative")
     if a.shape != b.shape:
         raise ValueError(f"tables of different shapes: {a.shape} and {b.shape}")
-    return a - b
+    result: np.ndarray = a - b
+    return result
 
 
 def task1_mean_differences(positive: ArrayLike, negative: ArrayLike) -> list[float]:
@@ -128,12 +130,14 @@ def format_flips(instruction_ladder: ArrayLike, descriptive_ladder: ArrayLike) -
         raise ValueError(
             f"instruction and descriptive tables differ in shape: {instruction.shape} and {descriptive.shape}"
         )
-    return (instruction != descriptive).astype(float)
+    result: np.ndarray = (instruction != descriptive).astype(float)
+    return result
 
 
 def row_flip_rates(instruction_ladder: ArrayLike, descriptive_ladder: ArrayLike) -> np.ndarray:
     """Per row, the share of its N pairs whose outcome flips: c_r = (1/N) Σ_i f_{r,i}."""
-    return format_flips(instruction_ladder, descriptive_ladder).mean(axis=1)
+    result: np.ndarray = format_flips(instruction_ladder, descriptive_ladder).mean(axis=1)
+    return result
 
 
 def change_rate(instruction_ladder: ArrayLike, descriptive_ladder: ArrayLike) -> float:

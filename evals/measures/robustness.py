@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from benchsmith.evals.defaults import DEFAULT_SIGNIFICANCE_RESAMPLES
-from benchsmith.evals.measures.audit_verdicts import DEFAULT_MIN_VOTES, is_confirmed
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.evals.measures.audit_verdicts import is_confirmed
 from benchsmith.evals.measures.significance import DEFAULT_ALPHA, TestName, holm_bonferroni, paired_p_value
 
 MAX_GRADE = 4

@@ -62,10 +62,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from benchsmith.evals.defaults import DEFAULT_SELECTION_BETAS
-
 # percentile_interval: the package's one percentile bootstrap (evals/measures/intervals.py).
-from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE, percentile_interval
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS
+from benchsmith.evals.measures.intervals import percentile_interval
 
 Ranking = Sequence[tuple[bool, frozenset[str] | set[str]]]  # per rank: (relevant, its facts)
 
@@ -81,7 +80,8 @@ class QueryCounts:
 
     @property
     def depth(self) -> int:
-        return self.retrieved.shape[1]
+        result: int = self.retrieved.shape[1]
+        return result
 
 
 def query_counts(
@@ -153,7 +153,8 @@ def per_query_mean_precision_recall(counts: QueryCounts) -> tuple[np.ndarray, np
 def pr_auc(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
     """Σ_k (R@k − R@(k−1)) · P@k over the last axis (k = 1..K), R@0 = 0."""
     gains = np.diff(recall, axis=-1, prepend=0.0)
-    return np.sum(gains * precision, axis=-1)
+    result: np.ndarray = np.sum(gains * precision, axis=-1)
+    return result
 
 
 def f_beta(precision: np.ndarray, recall: np.ndarray, beta: float) -> np.ndarray:
@@ -218,7 +219,8 @@ def intervals_overlap(first: Mapping[str, Any], second: Mapping[str, Any]) -> bo
     point? An interval that could not be computed (one query) overlaps everything."""
     if None in (first.get("low"), first.get("high"), second.get("low"), second.get("high")):
         return True
-    return first["low"] <= second["high"] and second["low"] <= first["high"]
+    result: bool = first["low"] <= second["high"] and second["low"] <= first["high"]
+    return result
 
 
 def bootstrap_standard_error(resampled: np.ndarray) -> float:

@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP
+from benchsmith.evals.defaults import DEFAULT_BOOTSTRAP, DEFAULT_CONFIDENCE
 from benchsmith.evals.measures.agreement import cohen_kappa, krippendorff_alpha_nominal
-from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE, Interval, percentile_interval
+from benchsmith.evals.measures.intervals import Interval, percentile_interval
 from benchsmith.evals.measures.separability import Separation, adjacent_pairs
 
 AGREES_TAU = 0.6  # τ at or above this, with an interval above 0 and the same best configuration: "agrees"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from benchsmith.evals.quality_gate import GATE_CLASSES
+from benchsmith.evals.quality_gate.evidence import GATE_CLASSES
 
 
 def gate_counts(dialogues: list[dict[str, Any]], mode: str) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from benchsmith.evals.quality_gate import GATE_CLASSES, MAX_FLAGGED_SHARE, GateVerdict
+from benchsmith.evals.quality_gate import MAX_FLAGGED_SHARE, GateVerdict
+from benchsmith.evals.quality_gate.evidence import GATE_CLASSES
 
 EXAMPLES_PER_CLASS = 3
 

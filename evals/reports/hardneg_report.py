@@ -305,7 +305,8 @@ def _score(value: float) -> str:
 
 def _with_interval(interval: Mapping[str, Any], show: Any) -> str:
     if interval.get("low") is None:
-        return show(interval.get("mean"))
+        result: str = show(interval.get("mean"))
+        return result
     return f"{show(interval['mean'])} [{show(interval['low'])}, {show(interval['high'])}]"
 
 

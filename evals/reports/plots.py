@@ -232,7 +232,8 @@ def _overlap_area(first: Bbox, second: Bbox) -> float:
 
 
 def _contains(outer: Bbox, inner: Bbox) -> bool:
-    return outer.x0 <= inner.x0 and inner.x1 <= outer.x1 and outer.y0 <= inner.y0 and inner.y1 <= outer.y1
+    result: bool = outer.x0 <= inner.x0 and inner.x1 <= outer.x1 and outer.y0 <= inner.y0 and inner.y1 <= outer.y1
+    return result
 
 
 def literal_text(text: str) -> str:

@@ -235,7 +235,8 @@ class LadderScores:
 
     @property
     def count(self) -> int:
-        return self.scores.shape[1] - 1
+        result: int = self.scores.shape[1] - 1
+        return result
 
 
 def task1_columns(count: int) -> list[str]:

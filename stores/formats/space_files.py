@@ -34,7 +34,8 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 raise _RepeatedKey(key, line, first[key])
             if isinstance(key, str | int | float | bool):
                 first[key] = line
-        return super().construct_mapping(node, deep=deep)
+        result: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return result
 
 
 def read_space_file(path: str | Path) -> Any:

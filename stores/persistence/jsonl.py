@@ -159,7 +159,8 @@ class JsonlRows:
                     self._file = self.path.open("rb", buffering=0)
         start = self._offsets[row]
         # Up to the next row: the blank lines between are whitespace to the parser.
-        return json.loads(os.pread(self._file.fileno(), self._offsets[row + 1] - start, start))
+        result: dict[str, Any] = json.loads(os.pread(self._file.fileno(), self._offsets[row + 1] - start, start))
+        return result
 
     def close(self) -> None:
         if self._file is not None:

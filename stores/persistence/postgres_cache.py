@@ -30,4 +30,5 @@ class PostgresLLMCache:
 
     def __len__(self) -> int:
         with self._lock:
-            return self._connection.execute("SELECT count(*) FROM benchsmith_llm_cache").fetchone()[0]
+            result: int = self._connection.execute("SELECT count(*) FROM benchsmith_llm_cache").fetchone()[0]
+            return result

@@ -178,7 +178,8 @@ class RunDirectory:
     def parent(self) -> str | None:
         """The run this one is a child of; None for a top-level run."""
         try:
-            return json.loads(self.file(PARENT_FILE).read_text(encoding="utf-8"))["parent"]
+            result: str | None = json.loads(self.file(PARENT_FILE).read_text(encoding="utf-8"))["parent"]
+            return result
         except FileNotFoundError:
             return None
 

@@ -77,7 +77,8 @@ class SharedTable:
 
     def __len__(self) -> int:
         with self._lock:
-            return self._connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+            result: int = self._connection.execute(f"SELECT COUNT(*) FROM {self.table}").fetchone()[0]
+            return result
 
     def close(self) -> None:
         with self._lock:

@@ -28,10 +28,11 @@ from typing import Any
 
 from benchsmith.stores.errors import InputError
 from benchsmith.stores.progress import ProgressCallback
-from benchsmith.tools.corpus.chunking import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS, chunk_document
+from benchsmith.tools.corpus.chunking import chunk_document
 from benchsmith.tools.corpus.cleaning import clean_documents
 from benchsmith.tools.corpus.documents import Document, SkippedFile, byte_spans
 from benchsmith.tools.corpus.loaders import load_sources
+from benchsmith.tools.defaults import DEFAULT_CHUNK_SIZE, DEFAULT_MIN_CHARS
 
 
 @dataclass(frozen=True)

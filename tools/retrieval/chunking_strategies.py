@@ -31,8 +31,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from benchsmith.stores.errors import InputError
-from benchsmith.tools.corpus.chunking import DEFAULT_MIN_CHARS, check_document_ids, chunk_document
+from benchsmith.tools.corpus.chunking import check_document_ids, chunk_document
 from benchsmith.tools.corpus.documents import Document, content_id
+from benchsmith.tools.defaults import DEFAULT_MIN_CHARS
 
 WHOLE = "whole"
 KEYS = {

@@ -91,4 +91,5 @@ def _first_k_best(scores: np.ndarray, k: int) -> np.ndarray:
     above = scores > kth
     ties = scores == kth
     wanted = k - above.sum(axis=1, keepdims=True)
-    return above | (ties & (np.cumsum(ties, axis=1, dtype=np.int32) <= wanted))
+    result: np.ndarray = above | (ties & (np.cumsum(ties, axis=1, dtype=np.int32) <= wanted))
+    return result

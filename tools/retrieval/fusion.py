@@ -152,7 +152,8 @@ class _FlatRun:
         high = np.maximum.reduceat(self.scores, self.starts[present])
         denominator = np.maximum(high - low, MIN_MAX_FLOOR)
         counts = self.counts[present]
-        return (self.scores - np.repeat(low, counts)) / np.repeat(denominator, counts)
+        result: np.ndarray = (self.scores - np.repeat(low, counts)) / np.repeat(denominator, counts)
+        return result
 
 
 def _ranking_order(
@@ -192,7 +193,8 @@ def _packed(
     would not fit in 62 bits."""
     if len(high) == 0 or (int(high.max()) + 1) * middle_size * low_size >= 2**62:
         return None
-    return (high * middle_size + middle) * low_size + low
+    result: np.ndarray | None = (high * middle_size + middle) * low_size + low
+    return result
 
 
 def _stable_argsort(keys: np.ndarray) -> np.ndarray:

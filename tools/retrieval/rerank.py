@@ -27,7 +27,8 @@ def cross_encoder_scorer(model: str, batch_size: int = 32) -> PairScorer:
     encoder = CrossEncoder(model, device="cpu")
 
     def score(pairs: Sequence[tuple[str, str]]) -> Sequence[float]:
-        return encoder.predict(list(pairs), batch_size=batch_size, show_progress_bar=False).tolist()
+        result: Sequence[float] = encoder.predict(list(pairs), batch_size=batch_size, show_progress_bar=False).tolist()
+        return result
 
     return score
 
