@@ -14,7 +14,7 @@ from typing import Any, Literal
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.rewriter import Rewriter
 from benchsmith.agents.seam.backends import estimate_tokens
-from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
+from benchsmith.evals.defaults import DEFAULT_MEASURES, DEFAULT_QUERIES_PER_BATCH, DEFAULT_SIGNIFICANCE_RESAMPLES
 from benchsmith.evals.measures.nugget_measures import (
     DEFAULT_NUGGET_MEASURES,
     UnknownNuggetMeasure,
@@ -24,7 +24,7 @@ from benchsmith.evals.measures.nugget_measures import (
     query_qrels,
     split_measures,
 )
-from benchsmith.evals.measures.standard import DEFAULT_MEASURES, MeasureResults, UnknownMeasure, parse_measures
+from benchsmith.evals.measures.standard import MeasureResults, UnknownMeasure, parse_measures
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext
 from benchsmith.graphs.evaluate.graph import builder
 from benchsmith.graphs.evaluate.inputs import input_problems, judgments

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchsmith.evals.quality_gate import GATE_CLASSES
+from benchsmith.evals.quality_gate.evidence import GATE_CLASSES
 from benchsmith.evals.quality_gate.reader_agreement import reader_agreement
 from benchsmith.stores.formats.benchmark_files import benchmark_records, turn_query_id, write_beir
 from benchsmith.stores.persistence.files import write_json_atomic

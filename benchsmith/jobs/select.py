@@ -12,8 +12,12 @@ from typing import Any
 from benchsmith.agents.defaults import BASELINE, StructuredOutput
 from benchsmith.agents.label_seam import LABELS_PREFIX
 from benchsmith.agents.rewriter import Rewriter
-from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_SELECTION_BETAS, DEFAULT_SELECTION_RESAMPLES
-from benchsmith.evals.measures.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.evals.defaults import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_MIN_VOTES,
+    DEFAULT_SELECTION_BETAS,
+    DEFAULT_SELECTION_RESAMPLES,
+)
 from benchsmith.graphs.contexts.select import (
     DEFAULT_BATCH_SIZE,
     DEFAULT_CURVES_SHOWN,

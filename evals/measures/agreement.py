@@ -190,9 +190,10 @@ def _correlations(first: np.ndarray, second: np.ndarray) -> tuple[float | None, 
 
 
 def _mean_or_none(values: Sequence[float | None]) -> float | None:
-    if not values or any(value is None for value in values):
+    present = [value for value in values if value is not None]
+    if not values or len(present) < len(values):
         return None
-    return float(np.mean(values))
+    return float(np.mean(present))
 
 
 def _item_agreement(counts: np.ndarray, raters: int) -> np.ndarray:

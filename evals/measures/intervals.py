@@ -162,7 +162,10 @@ def percentile_interval(
 
 
 def bootstrap_interval(
-    values: Sequence[float], confidence: float = DEFAULT_CONFIDENCE, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+    values: Sequence[float] | np.ndarray,
+    confidence: float = DEFAULT_CONFIDENCE,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
 ) -> Interval:
     """Percentile bootstrap interval for the mean of ``values`` (Efron and Tibshirani, 1993, An
     Introduction to the Bootstrap, Chapman & Hall, ch. 13): draw B resamples of the n values with

@@ -104,19 +104,20 @@ def query_counts(
             retrieved[row, rank] = min(rank + 1, len(ranking))
             relevant[row, rank] = hits
             covered[row, rank] = len(seen)
-    facts = np.array([facts_per_query.get(query_id, 0) for query_id in query_ids], dtype=float)
-    if depth and np.any(covered[:, -1] > facts):
+    pooled = np.array([facts_per_query.get(query_id, 0) for query_id in query_ids], dtype=float)
+    if depth and np.any(covered[:, -1] > pooled):
         raise ValueError("a query's ranking covers more facts than its pool has")
-    return QueryCounts(retrieved, relevant, covered, facts)
+    return QueryCounts(retrieved, relevant, covered, pooled)
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    return np.divide(
+    ratio: np.ndarray = np.divide(
         numerator,
         denominator,
         out=np.zeros(np.broadcast_shapes(numerator.shape, denominator.shape)),
         where=denominator > 0,
     )
+    return ratio
 
 
 def micro_precision_recall(counts: QueryCounts, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -175,7 +175,7 @@ def shortcut_summary(
         "query_only": {
             "bm25": {
                 "current": dict(current) if current else None,
-                "rewrite": dict(query_only["rewrite"]) if query_only.get("rewrite") else None,
+                "rewrite": dict(rewrite) if (rewrite := query_only.get("rewrite")) else None,
             }
         },
         "answer_leak_rate": leaked,

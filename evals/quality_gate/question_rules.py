@@ -265,9 +265,9 @@ def dangling_question(turn: TurnEvidence) -> str | None:
             if thing.pos in ("NOUN", "PROPN"):
                 return f"'{token.text} {thing.text}' is other than something nothing before it names"
     for token in sentence.tokens:
-        if token.pos not in ("NOUN", "PROPN") or token.code or sentence.chunk_at(token.index) is None:
+        if token.pos not in ("NOUN", "PROPN") or token.code or (chunk := sentence.chunk_at(token.index)) is None:
             continue
-        if sentence.chunk_at(token.index)[1] != token.index + 1:
+        if chunk[1] != token.index + 1:
             continue  # not the head of its noun phrase ("the template meta-data key")
         children = sentence.children(token.index)
         definite = any(child.dep == "det" and child.lemma in ("the", "this", "that", "these") for child in children)

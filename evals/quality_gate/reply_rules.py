@@ -417,7 +417,7 @@ def _option_aliases(option: str, gold: Sequence[tuple[str, str]]) -> set[str]:
     return found
 
 
-def _reply_entries(reply: str, gold: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> set[str]:
+def _reply_entries(reply: str, gold: Sequence[tuple[str, str]]) -> set[str]:
     """The entries of the gold whose statements the reply repeats."""
     reply_text = " ".join(reply.split())
     found = set()

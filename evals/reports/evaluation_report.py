@@ -274,7 +274,7 @@ def _score_table(columns: list[str], names: list[str], values: list[list[float |
     """
     shown = [[None if value is None else round(value, 3) for value in row] for row in values]
     best = [
-        max((row[column] for row in shown if row[column] is not None), default=None)
+        max((value for row in shown if (value := row[column]) is not None), default=None)
         for column in range(len(columns) - 1)
     ]
     rows = [

@@ -178,7 +178,9 @@ def annotate_apart(
     collides, the one with the least overlap is kept. The figure's layout is settled first (and
     then frozen), so that the boxes measured are the ones drawn."""
     figure = axes.get_figure()
-    renderer = FigureCanvasAgg(figure).get_renderer()
+    if not isinstance(figure, Figure):
+        raise TypeError("labels are placed on the axes of a figure of their own, not of a subfigure")
+    renderer = FigureCanvasAgg(figure).get_renderer()  # type: ignore[no-untyped-call]  # matplotlib's stubs
     figure.draw(renderer)  # runs the layout engine: axes positions are final from here on
     figure.set_layout_engine("none")
     centres = [axes.transData.transform(point) for point in points]

@@ -8,6 +8,7 @@ set's change against the original and its significance; then what re-judging fou
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -109,9 +110,7 @@ def configuration_section(
             document.Plot(
                 f"Grouped bars of mean {measure} of {configuration} on the original and each test set, "
                 "before and after re-judging",
-                lambda by_group=by_group, measure=measure: plots.group_bars(
-                    by_group, measure, f"{measure} · {configuration}"
-                ),
+                functools.partial(plots.group_bars, by_group, measure, f"{measure} · {configuration}"),
             )
         )
     return document.Section(f"Configuration {configuration}", blocks)

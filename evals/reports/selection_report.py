@@ -196,7 +196,9 @@ def ranking_table(configurations: Sequence[Mapping[str, Any]], betas: Sequence[f
             [
                 document.Cell(str(rank)),
                 document.Cell(c["name"]),
-                document.Cell(f"{c['pr_auc']:.3f}", bold=round(c["pr_auc"], 3) == round(top, 3), numeric=True),
+                document.Cell(
+                    f"{c['pr_auc']:.3f}", bold=top is not None and round(c["pr_auc"], 3) == round(top, 3), numeric=True
+                ),
                 document.Cell(interval_text(c["pr_auc_interval"])),
                 document.Cell(_value(c["precision_at_k"].get("1")), numeric=True),
                 document.Cell(_value(c["precision_at_k"].get(depth)), numeric=True),

@@ -17,7 +17,8 @@ from benchsmith.agents import label_check_judges
 from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.agents.text import WordStatistics
 from benchsmith.evals.measures import label_checks
-from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
+from benchsmith.evals.quality_gate import judge_turn
+from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.evals.quality_gate.summary import gate_summary
 from benchsmith.graphs.audit.inputs import (
     asked_golds,

@@ -7,7 +7,7 @@ from typing import Annotated, NotRequired
 
 from typing_extensions import TypedDict
 
-from benchsmith.evals.measures.standard import DEFAULT_QUERIES_PER_BATCH
+from benchsmith.evals.defaults import DEFAULT_QUERIES_PER_BATCH
 from benchsmith.graphs.contexts.evaluate import DEFAULT_DEPTH, EvaluationContext  # noqa: F401 (re-exported)
 from benchsmith.tools.retrieval.dense_retrieval import QUERY_BATCH
 from benchsmith.tools.retrieval.retriever_specs import (

@@ -48,7 +48,8 @@ from benchsmith.stores.persistence.runs import RunDirectory
 from benchsmith.stores.persistence.vectors import open_client
 from benchsmith.stores.persistence.workspace import Workspace
 from benchsmith.tools.benchmark.assistants import clear_assistants
-from benchsmith.tools.retrieval.embedding import DEFAULT_EMBEDDER, Embedder, is_server_spec, load_embedder
+from benchsmith.tools.defaults import DEFAULT_EMBEDDER
+from benchsmith.tools.retrieval.embedding import Embedder, is_server_spec, load_embedder
 from benchsmith.tools.retrieval.outside_retrievers import clear_retrievers
 from benchsmith.tools.retrieval.rerank import PairScorer, cross_encoder_scorer
 

@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from benchsmith.agents.label_seam import LABELS_PREFIX, LabelSeam
 from benchsmith.agents.seam.models import ModelSeam
-from benchsmith.evals.measures.audit_verdicts import DEFAULT_MIN_VOTES
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
 from benchsmith.graphs.contexts.select import SelectContext
 from benchsmith.graphs.runtime.job_runtime import JobRuntime
 from benchsmith.graphs.runtime.resources import register_model, run_seam

@@ -13,7 +13,8 @@ from langgraph.types import Command
 from benchsmith.agents.pool_judge import PoolJudge
 from benchsmith.agents.turn_types import ContributionJudge
 from benchsmith.evals.measures.question_form import question_form
-from benchsmith.evals.quality_gate import QUESTION_CLASSES, TurnEvidence, judge_question, judge_turn
+from benchsmith.evals.quality_gate import QUESTION_CLASSES, judge_question, judge_turn
+from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.synthesis.lookups import bm25_index, corpus_stats, model_seam, passages_of, vector_store
 from benchsmith.graphs.synthesis.model_flags import (

@@ -9,7 +9,7 @@ from typing import Any, cast
 import numpy as np
 from langgraph.runtime import Runtime
 
-from benchsmith.evals.measures.intervals import DEFAULT_CONFIDENCE
+from benchsmith.evals.defaults import DEFAULT_CONFIDENCE
 from benchsmith.evals.measures.separability import Separation, separations
 from benchsmith.evals.measures.validity import (
     configuration_rows,

@@ -343,7 +343,7 @@ def read_beir_queries(path: Path) -> list[BenchmarkQuery]:
         first_line[str(query_id)] = line_number
         if not isinstance(text, str):
             raise InputError(f"{path}:{line_number}: missing 'text' for query {query_id!r}")
-        metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
+        metadata = given if isinstance(given := record.get("metadata"), dict) else {}
         queries.append(_query(str(query_id), text, metadata, f"{path}:{line_number}"))
     if not queries:
         raise InputError(f"{path}: no queries")

@@ -64,7 +64,7 @@ def read_cast_topics(path: Path) -> list[BenchmarkQuery]:
     topics = read_json(path)
     if not isinstance(topics, list):
         raise InputError(f"{path}: a CAsT topic file is a JSON list of topics, found {type(topics).__name__}")
-    queries = []
+    queries: list[BenchmarkQuery] = []
     for position, topic in enumerate(topics, start=1):
         number = topic.get("number") if isinstance(topic, dict) else None
         if not isinstance(number, int | str) or str(number) == "":

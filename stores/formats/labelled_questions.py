@@ -109,10 +109,12 @@ def read_labelled_questions(path: str | Path) -> list[LabelledQuestion]:
 def _passage(item: object, where: str) -> GoldPassage:
     if not isinstance(item, dict):
         raise InputError(f"{where}: each gold entry is an object with chunk_id, document and evidence")
-    values = {key: item.get(key) for key in ("chunk_id", "document", "evidence")}
-    for key, value in values.items():
+    values: dict[str, str] = {}
+    for key in ("chunk_id", "document", "evidence"):
+        value = item.get(key)
         if not isinstance(value, str) or not value.strip():
             raise InputError(f"{where}: a gold entry has no '{key}'")
+        values[key] = value
     return GoldPassage(**values)
 
 

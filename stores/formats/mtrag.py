@@ -114,7 +114,10 @@ def write_mtrag(
     conversations = [_conversation(dialogue, domain, passages) for dialogue in dialogues]
     write_json_atomic(directory / CONVERSATIONS_FILE, conversations)
     tasks = directory / RETRIEVAL_DIR / domain
-    questions, last_turn, rewrites, qrels = [], [], [], []
+    questions: list[dict[str, str]] = []
+    last_turn: list[dict[str, str]] = []
+    rewrites: list[dict[str, str]] = []
+    qrels: list[tuple[str, str, int]] = []
     for dialogue in dialogues:
         asked: list[str] = []
         for number, turn in enumerate(dialogue["turns"], start=1):

@@ -96,11 +96,17 @@ def mtrag_sources(path: Path, split: str = QRELS_SPLIT) -> MtragSources:
     retrieval = root / RETRIEVAL_DIR
     if (root / CONVERSATIONS_FILE).is_file():
         domains = sorted(folder.name for folder in retrieval.glob("*") if (folder / "qrels").is_dir())
-        qrels_of = lambda name: _split_file(retrieval / name / "qrels", split)  # noqa: E731
+
+        def qrels_of(name: str) -> Path:
+            return _split_file(retrieval / name / "qrels", split)
+
         naming = f"{retrieval}/<domain>"
     else:
         domains = sorted(file.stem for file in (retrieval / "qrels").glob("*.tsv"))
-        qrels_of = lambda name: retrieval / "qrels" / f"{name}.tsv"  # noqa: E731
+
+        def qrels_of(name: str) -> Path:
+            return retrieval / "qrels" / f"{name}.tsv"
+
         naming = f"{retrieval}/qrels/<domain>.tsv"
     if domain is None:
         if len(domains) != 1:
@@ -168,7 +174,8 @@ def read_mtrag(path: Path, split: str = QRELS_SPLIT, corpus: Path | None = None)
         )
         queries_file = sources.conversations
     else:
-        queries = _task_queries(sources.tasks, sources.domain)  # type: ignore[arg-type]
+        assert sources.tasks is not None  # the task layout, where there is no conversation file
+        queries = _task_queries(sources.tasks, sources.domain)
         queries_file = sources.tasks
     if not queries:
         raise InputError(f"{queries_file}: no user turns of domain {sources.domain!r}")

@@ -184,7 +184,7 @@ def read_dataset(path: Path) -> list[DatasetRow]:
             f"(a hardneg.csv has {', '.join(dataset_columns(count)[:3])}, …, Positive, HN1..HN{count}, "
             f"Miss1..Miss{count})"
         )
-    rows = []
+    rows: list[DatasetRow] = []
     first_line: dict[str, int] = {}
     for line, record in records:
         if (row_id := record.get("Id")) and row_id in first_line:

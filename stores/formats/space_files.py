@@ -22,7 +22,7 @@ class _RepeatedKey(Exception):
         self.key, self.line, self.first_line = key, line, first_line
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+class _UniqueKeyLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type information
     """yaml.safe_load, refusing a mapping that names a key twice."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:

@@ -250,7 +250,7 @@ def write_sorted_copy(source: str | Path, target: str | Path, tag: str) -> RunFi
     listed twice for one query, and a file without any run line). Memory holds one query's
     lines and the byte ranges of each query's lines, never the whole run."""
     source = Path(source)
-    ranges: dict[str, array] = {}  # query id -> [start, end, start, end, ...] byte offsets of its lines
+    ranges: dict[str, array[int]] = {}  # query id -> [start, end, start, end, ...] byte offsets of its lines
     summary = RunFileSummary()
     with _open_binary(source) as handle:
         offset = 0

@@ -52,11 +52,12 @@ class CorpusStatistics:
     def chunks_with_all(self, words: Iterable[str]) -> int:
         """How many chunks contain every word (an upper bound when a word is in more than
         ``posting_cap`` chunks: such a word does not narrow the count)."""
-        numbers = [self._index.get(word.lower()) for word in set(words)]
-        if not numbers:
+        found = [self._index.get(word.lower()) for word in set(words)]
+        if not found:
             return self.chunks
-        if any(number is None for number in numbers):
-            return 0
+        numbers = [number for number in found if number is not None]
+        if len(numbers) < len(found):
+            return 0  # a word in no chunk
         posted = [number for number in numbers if self.document_frequencies[number] <= self.posting_cap]
         if not posted:
             return int(min(self.document_frequencies[number] for number in numbers))

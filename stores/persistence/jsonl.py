@@ -8,7 +8,7 @@ import json
 import os
 import threading
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -42,7 +42,7 @@ def decoded_line(path: str | Path, line_number: int, raw: bytes) -> str:
         ) from None
 
 
-def text_lines(path: str | Path, max_line_bytes: int | None = None) -> Iterator[str]:
+def text_lines(path: str | Path, max_line_bytes: int | None = None) -> Generator[str, None, None]:
     """The lines of a user's text file (endings kept, a leading byte order mark dropped), each
     decoded on its own so bytes that are not UTF-8 name their line; feeds csv.reader too. A line
     longer than ``max_line_bytes`` stops the read naming it, before it is held whole."""

@@ -8,7 +8,7 @@ downloads an ONNX model on first use, which fails offline and would silently mix
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import chromadb
 import chromadb.errors
@@ -26,6 +26,7 @@ MAX_UPSERT_BATCH = 4096
 # per statement, which Chroma binds per item (a page of 32,768 with documents and metadata failed:
 # 'too many SQL variables').
 READ_PAGE = 8192
+T = TypeVar("T")
 
 
 def open_client(workspace: Workspace, host: str | None = None) -> ClientAPI:
@@ -40,6 +41,13 @@ def open_client(workspace: Workspace, host: str | None = None) -> ClientAPI:
     if not hostname or not port.isdigit():
         raise InputError(f"--chroma-host must be HOST:PORT, got {host!r}")
     return chromadb.HttpClient(host=hostname, port=int(port), settings=settings)
+
+
+def _asked(column: Sequence[T] | np.ndarray | None) -> Sequence[T] | np.ndarray:
+    """A column a read asked Chroma for: its result types every column optional, as it is when not asked."""
+    if column is None:
+        raise RuntimeError("Chroma returned no column that the read asked for")
+    return column
 
 
 class VectorStore:
@@ -78,7 +86,7 @@ class VectorStore:
         found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas"])
         return {
             chunk_id: {"text": text, **(metadata or {})}
-            for chunk_id, text, metadata in zip(found["ids"], found["documents"], found["metadatas"])
+            for chunk_id, text, metadata in zip(found["ids"], _asked(found["documents"]), _asked(found["metadatas"]))
         }
 
     def embeddings(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -86,7 +94,7 @@ class VectorStore:
         found = self.collection.get(ids=list(dict.fromkeys(ids)), include=["embeddings"])
         return {
             chunk_id: np.asarray(vector, dtype=np.float32)
-            for chunk_id, vector in zip(found["ids"], found["embeddings"])
+            for chunk_id, vector in zip(found["ids"], _asked(found["embeddings"]))
         }
 
     def chunks(self, ids: Sequence[str]) -> dict[str, tuple[dict[str, Any], np.ndarray]]:
@@ -95,7 +103,7 @@ class VectorStore:
         return {
             chunk_id: ({"text": text, **(metadata or {})}, np.asarray(vector, dtype=np.float32))
             for chunk_id, text, metadata, vector in zip(
-                found["ids"], found["documents"], found["metadatas"], found["embeddings"]
+                found["ids"], _asked(found["documents"]), _asked(found["metadatas"]), _asked(found["embeddings"])
             )
         }
 
@@ -114,7 +122,7 @@ class VectorStore:
             if not include:
                 yield {"ids": wanted}
                 continue
-            found: dict[str, Any] = dict(self.collection.get(ids=wanted, include=list(include)))  # its keys as asked
+            found: dict[str, Any] = dict(self.collection.get(ids=wanted, include=list(include)))  # type: ignore[arg-type]  # its keys as asked: Chroma's names
             if found["ids"] != wanted:  # an item deleted meanwhile; Chroma otherwise keeps the asked order
                 at = {chunk_id: position for position, chunk_id in enumerate(found["ids"])}
                 order = [at[chunk_id] for chunk_id in wanted if chunk_id in at]
@@ -133,13 +141,13 @@ class VectorStore:
         found: dict[str, str] = {}
         for start in range(0, len(ids), MAX_UPSERT_BATCH):
             batch = self.collection.get(ids=list(ids[start : start + MAX_UPSERT_BATCH]), include=["documents"])
-            found.update(zip(batch["ids"], batch["documents"]))
+            found.update(zip(batch["ids"], _asked(batch["documents"])))
         return found
 
     def upsert(
         self,
         ids: Sequence[str],
-        embeddings: Sequence[Sequence[float]],
+        embeddings: Sequence[Sequence[float]] | np.ndarray,
         documents: Sequence[str],
         metadatas: Sequence[dict[str, Any] | None],
     ) -> None:
@@ -148,7 +156,7 @@ class VectorStore:
             end = start + MAX_UPSERT_BATCH
             self.collection.upsert(
                 ids=list(ids[start:end]),
-                embeddings=embeddings[start:end],
+                embeddings=embeddings[start:end],  # type: ignore[arg-type]  # Chroma takes lists of floats too
                 documents=list(documents[start:end]),
-                metadatas=list(metadatas[start:end]),
+                metadatas=list(metadatas[start:end]),  # type: ignore[arg-type]  # None: no metadata (Chroma refuses {})
             )

@@ -28,13 +28,13 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 Item = TypeVar("Item")
 GATHER_S = 0.01  # the writer lets submissions gather this long before a batch: ~100 writes a second at most
 IDLE_EXIT_S = 5.0  # a writer's thread ends after this long without work (the next submit starts one)
 
-_writers: weakref.WeakSet[WriteBehind] = weakref.WeakSet()
+_writers: weakref.WeakSet[WriteBehind[Any]] = weakref.WeakSet()
 
 
 class WriteBehind(Generic[Item]):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Literal
 
@@ -96,7 +97,7 @@ def next_position(clusters: list[list[str]], here: Position, switch: Switch, rng
     return Position(target, rng.randrange(len(clusters[target])))
 
 
-def soft_switch_candidates(clusters: list[list[str]], here: Position, used: set[str]) -> list[Position]:
+def soft_switch_candidates(clusters: list[list[str]], here: Position, used: AbstractSet[str]) -> list[Position]:
     """The path's next chunk, then the rest of the neighbourhood (this cluster and the next
     one on the path) in path order, without chunks the conversation already used."""
     path_next = next_position(clusters, here, "soft", random.Random(0))
@@ -142,8 +143,8 @@ def choose_switch(
     same_document: Callable[[Position], bool],
     threshold: float,
     rng: random.Random,
-    used: set[str] = frozenset(),
-    excluded: set[str] = frozenset(),
+    used: AbstractSet[str] = frozenset(),
+    excluded: AbstractSet[str] = frozenset(),
     draws: int = HARD_SWITCH_DRAWS,
 ) -> tuple[Position, Switch] | None:
     """Where the next turn's gold lies and its label, which always agrees with

@@ -72,7 +72,7 @@ def cluster_facts(
     normalized text. ``same_fact(a, b)`` decides near-matches (given the original texts)."""
     normalized = [normalize_fact(fact) for fact in facts]
     distinct = sorted(set(normalized))
-    original = {}
+    original: dict[str, str] = {}
     for fact, norm in zip(facts, normalized):
         original.setdefault(norm, fact)
     parent = list(range(len(distinct)))

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from typing import TypedDict, Unpack
 
 from langchain_text_splitters import Language, RecursiveCharacterTextSplitter
 
@@ -99,6 +100,14 @@ def make_splitter(kind: str, chunk_size: int, overlap: int = 0) -> RecursiveChar
         chunk_overlap=overlap,
         length_function=len,
     )
+
+
+class ChunkOptions(TypedDict, total=False):
+    """:func:`chunk_document`'s keyword settings, passed on by the functions that chunk many documents."""
+
+    overlap: int
+    keep_short: bool
+    merge_below: int
 
 
 def chunk_document(
@@ -186,7 +195,7 @@ def chunk_documents(
     chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     min_chars: int = DEFAULT_MIN_CHARS,
     on_progress: ProgressCallback | None = None,
-    **options: int | bool,
+    **options: Unpack[ChunkOptions],
 ) -> list[Chunk]:
     """Every document's chunks (:func:`chunk_document`), in corpus order. Ids name the document,
     so two documents of one id (one relative path in two sources) are an InputError."""
@@ -199,7 +208,7 @@ def iter_chunks(
     min_chars: int = DEFAULT_MIN_CHARS,
     on_progress: ProgressCallback | None = None,
     total: int | None = None,
-    **options: int | bool,
+    **options: Unpack[ChunkOptions],
 ) -> Iterator[Chunk]:
     """:func:`chunk_documents` as a stream: a document whose id an earlier one has stops it
     with the same InputError when it comes (only ids are held)."""

@@ -90,7 +90,7 @@ def as_unit_rows(vectors: np.ndarray) -> np.ndarray:
     Rows already of unit length are used as they are (no copy for float32 input); others
     are normalized in a copy, and zero rows stay zero (similar to nothing).
     """
-    matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+    matrix: np.ndarray = np.ascontiguousarray(vectors, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[0] == 0 or matrix.shape[1] == 0:
         raise ValueError(f"expected a non-empty (n, d) matrix of embeddings, got shape {matrix.shape}")
     norms = np.linalg.norm(matrix, axis=1)
@@ -380,7 +380,7 @@ def word_shingles(text: str, size: int = SHINGLE_WORDS) -> set[tuple[str, ...]]:
     return {tuple(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
 
 
-def shingle_jaccard(a: set, b: set) -> float:
+def shingle_jaccard(a: set[tuple[str, ...]], b: set[tuple[str, ...]]) -> float:
     intersection = len(a & b)
     return intersection / (len(a) + len(b) - intersection)
 
@@ -400,7 +400,7 @@ def drop_near_identical(
     texts_of = texts if callable(texts) else lambda rows: [texts[row] for row in rows]
     kept: list[int] = []
     dropped: list[int] = []
-    previous: set | None = None
+    previous: set[tuple[str, ...]] | None = None
     for start in range(0, len(path), TEXT_WINDOW):
         window = path[start : start + TEXT_WINDOW]
         for row, text in zip(window, texts_of(window), strict=True):

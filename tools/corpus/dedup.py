@@ -56,7 +56,7 @@ class DuplicateMatch:
     kept_id: str
     jaccard: float
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 

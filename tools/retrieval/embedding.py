@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
@@ -69,7 +69,7 @@ class SentenceTransformerEmbedder:
                 from sentence_transformers import SentenceTransformer
                 from transformers.utils import logging as transformers_logging
 
-                transformers_logging.disable_progress_bar()  # our own bars report progress
+                transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # our own bars report progress
                 self._model = SentenceTransformer(resolve_model_path(self._spec), device=self._device)
             return self._model
 
@@ -78,13 +78,14 @@ class SentenceTransformerEmbedder:
         return int(self.model.get_embedding_dimension())
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        return self.model.encode(
+        vectors: np.ndarray = self.model.encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
         ).astype(np.float32)
+        return vectors
 
 
 def is_server_spec(spec: str) -> bool:
@@ -126,7 +127,7 @@ class ChromaEmbeddingFunction(EmbeddingFunction[Documents]):
     def name() -> str:
         return "benchsmith"
 
-    def default_space(self) -> str:
+    def default_space(self) -> Literal["cosine", "l2", "ip"]:
         return "cosine"
 
     def get_config(self) -> dict[str, Any]:

@@ -102,7 +102,7 @@ def dense_group_scores(groups: Sequence[Group], embedder: Embedder) -> list[list
     """Cosine similarity (dot product of the L2-normalized embeddings); each distinct text is embedded once."""
     texts = list(dict.fromkeys(text for query, candidates in groups for text in (query, *candidates)))
     position = {text: index for index, text in enumerate(texts)}
-    vectors = np.asarray(embedder.encode(texts), dtype=np.float32)
+    vectors: np.ndarray = np.asarray(embedder.encode(texts), dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = vectors / np.where(norms == 0, 1, norms)
     return [
@@ -165,11 +165,24 @@ def rank_scores(candidates: Sequence[str], ranked: Sequence[str]) -> list[float]
 
 
 def task1_groups(rows: Sequence[DatasetRow]) -> list[Group]:
-    return [(row.instruction[k], [row.positive, row.single_miss[k]]) for row in rows for k in range(row.count)]
+    return [
+        (row.instruction[k], [row.positive, *_written([row.single_miss[k]])]) for row in rows for k in range(row.count)
+    ]
 
 
 def ladder_groups(rows: Sequence[DatasetRow], descriptive: bool) -> list[Group]:
-    return [((row.descriptive if descriptive else row.instruction)[-1], [row.positive, *row.ladder]) for row in rows]
+    return [
+        ((row.descriptive if descriptive else row.instruction)[-1], [row.positive, *_written(row.ladder)])
+        for row in rows
+    ]
+
+
+def _written(texts: Sequence[str | None]) -> list[str]:
+    """A row's negatives, each written: a task scores only the rows that have all of its own (has_task1, has_ladder)."""
+    written = [text for text in texts if text is not None]
+    if len(written) < len(texts):
+        raise ValueError("a row is scored on a task only with every negative of the task written")
+    return written
 
 
 @dataclass

@@ -18,12 +18,13 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from typing import Any
 
 MARK_START, MARK_END = "\ue000", "\ue001"
 PATH_SEPARATOR = " › "
 _MARKER = re.compile(f"{MARK_START}(\\d)(?::([^{MARK_END}]*))?{MARK_END}")
 
-Heading = list  # [offset: int, level: int, title: str] (a list: it round-trips through JSON)
+Heading = list[Any]  # [offset: int, level: int, title: str] (a list: it round-trips through JSON)
 
 
 def heading_marker(level: int, title: str | None = None) -> str:

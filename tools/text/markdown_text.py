@@ -200,8 +200,8 @@ def _convert(lines: list[str]) -> list[str]:
         elif any(pattern.match(line) for pattern in DROPPED_LINES) or GITHUB_ALERT.match(BLOCKQUOTE.sub("", line)):
             flush()
             index += 1
-        elif not paragraph and (end := link_only_list_end(lines, index, LINK)) is not None:
-            index = end
+        elif not paragraph and (list_end := link_only_list_end(lines, index, LINK)) is not None:
+            index = list_end
         elif admonition := MKDOCS_ADMONITION.match(line) or MKDOCS_TAB.match(line):
             # its title (an admonition's, a content tab's) is a label of its own, as a built page shows it, not
             # the first words of its text: "Technical Details You could also use ..." (FastAPI's sources,

@@ -53,7 +53,7 @@ class _TextWithCodeParser(HTMLParser):
         self.pre_depth = 0
         self.inline_code = False
 
-    def handle_starttag(self, tag: str, attrs: list) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in HIDDEN:
             self.hidden_depth += 1
         elif tag == "pre":

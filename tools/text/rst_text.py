@@ -223,8 +223,8 @@ class _RstConverter:
                 index = _block_end(lines, index + 1, indent)  # "__ https://..." is ".. __: https://..."
             elif FIELD.match(line) and not paragraph and top and not self.seen_content:
                 index = _block_end(lines, index + 1, indent)  # :orphan:, :tocdepth:, docinfo
-            elif not paragraph and (end := link_only_list_end(lines, index, LINK)) is not None:
-                index = end
+            elif not paragraph and (list_end := link_only_list_end(lines, index, LINK)) is not None:
+                index = list_end
             elif DOCTEST.match(line) and not paragraph:
                 end = index
                 while end < len(lines) and lines[end].strip():
@@ -240,12 +240,13 @@ class _RstConverter:
                 out.extend(fenced_code(self.highlight, _dedent(lines[index + 1 : end])))
                 index = end
             else:
+                kept: str | None = line
                 if match := FIELD.match(line):
-                    line = self.field_line(match)
+                    kept = self.field_line(match)
                 elif match := LINE_BLOCK.match(line):
-                    line = line[match.end() :]
-                if line is not None:
-                    paragraph.append(line)
+                    kept = line[match.end() :]
+                if kept is not None:
+                    paragraph.append(kept)
                 index += 1
         flush()
         return out
