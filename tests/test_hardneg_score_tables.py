@@ -125,3 +125,17 @@ def test_bad_tables_get_a_message_naming_file_line_and_column(tmp_path):
     assert "file not found" in rescore("--task1", str(tmp_path / "absent.csv")).output
     result = rescore(str(tmp_path), "--task1", str(table))
     assert result.exit_code == 2 and "no DATASET" in result.output
+
+
+def test_a_row_is_grouped_for_a_task_only_with_every_negative_of_the_task_written():
+    from benchsmith.stores.formats.multiconir import DatasetRow
+    from benchsmith.tools.retrieval.multicondition_scoring import ladder_groups, task1_groups
+
+    complete = DatasetRow("r1", "t", ["q1", "q2"], ["d1", "d2"], "pos", ["hn1", "hn2"], ["m1", "m2"])
+    assert task1_groups([complete]) == [("q1", ["pos", "m1"]), ("q2", ["pos", "m2"])]
+    assert ladder_groups([complete], descriptive=True) == [("d2", ["pos", "hn1", "hn2"])]
+    dropped = DatasetRow("r2", "t", ["q1", "q2"], ["d1", "d2"], "pos", ["hn1", None], [None, "m2"])
+    with pytest.raises(ValueError, match="every negative"):
+        ladder_groups([dropped], descriptive=False)  # a dropped document is never scored as an empty text
+    with pytest.raises(ValueError, match="every negative"):
+        task1_groups([dropped])

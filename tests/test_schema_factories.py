@@ -7,6 +7,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from benchsmith.agents.judges import ChoiceJudge, choice_schema
 from benchsmith.agents.schemas import one_class_per_size
 
@@ -37,3 +39,32 @@ def test_a_choice_judges_baseline_answers_in_the_class_its_schema_names():
         judge = ChoiceJudge(size)
         choice = judge.baseline(history=[], question="density of zorbium", documents=["Zorbium density: 17."] * size)
         assert isinstance(choice, judge.schema) and judge.schema is choice_schema(size)
+
+
+def test_a_sized_schema_is_its_typed_base_under_the_bases_name_with_the_sizes_bounds():
+    from pydantic import ValidationError
+
+    from benchsmith.agents.condition_judge import ConditionCount, condition_count_schema
+    from benchsmith.agents.condition_queries import MultiConditionQueries, queries_schema
+    from benchsmith.agents.judges import DocumentChoice
+    from benchsmith.agents.nuggets import Nuggets, nugget_schema
+    from benchsmith.agents.paraphraser import Paraphrases, RestoredTurns, paraphrase_schema, restored_schema
+
+    pairs = [
+        (choice_schema, DocumentChoice),
+        (paraphrase_schema, Paraphrases),
+        (restored_schema, RestoredTurns),
+        (nugget_schema, Nuggets),
+        (condition_count_schema, ConditionCount),
+        (queries_schema, MultiConditionQueries),
+    ]
+    for factory, base in pairs:
+        made = factory(3)
+        assert made is not base and issubclass(made, base) and made.__name__ == base.__name__
+        # what a model is shown: the base's fields, in its order, bounded for the size
+        assert list(made.model_json_schema()["properties"]) == list(base.model_fields)
+    assert choice_schema(3)(rationale="r", choice=3).choice == 3
+    with pytest.raises(ValidationError):
+        choice_schema(3)(rationale="r", choice=4)  # the size's bound, which the base does not have
+    with pytest.raises(ValidationError):
+        paraphrase_schema(2)(paraphrases=["one"])
