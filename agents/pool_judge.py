@@ -192,7 +192,8 @@ def passage_support(weights: Mapping[str, float], names: set[str], passage: str,
     in_title = set(stemmed_words(title))
     spans = sentences(passage) or [line.strip() for line in passage.splitlines() if line.strip()]
     span_stems = [set(stemmed_words(span)) for span in spans]
-    window, facts = 0.0, tuple[str, ...]()
+    window = 0.0
+    facts: tuple[str, ...] = ()
     for start in range(len(spans)):
         read = range(start, min(start + BASELINE_WINDOW, len(spans)))
         share = coverage(in_title.union(*(span_stems[index] for index in read)))

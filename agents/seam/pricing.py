@@ -55,7 +55,8 @@ class PriceTable:
 
     @classmethod
     def load(cls) -> PriceTable:
-        prices, per_endpoint = dict(DEFAULT_PRICES_PER_MILLION), dict[str, Prices]()
+        prices = dict(DEFAULT_PRICES_PER_MILLION)
+        per_endpoint: dict[str, Prices] = {}
         if path := os.environ.get(PRICES_ENV):
             try:
                 overrides = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -174,7 +174,8 @@ def labelled_turns(benchmark: Benchmark) -> tuple[list[tuple[BenchmarkQuery, str
     """``(turns to check with their checked label, unlabelled turns, {label: turns not checked})``:
     a single-gold answerable turn is checked by the alignment judge already."""
     labelled: list[tuple[BenchmarkQuery, str]] = []
-    unlabelled, not_checked = 0, dict[str, int]()
+    unlabelled = 0
+    not_checked: dict[str, int] = {}
     for query in benchmark.queries:
         if query.answerability is None:
             unlabelled += 1

@@ -133,10 +133,8 @@ def iter_sources(
     the caller raises :func:`empty_corpus` when no document came; a document id an earlier document
     has is an InputError where it comes (only ids are held). ``patterns`` choose among the
     files of source folders (``patterns.unmatched()`` afterwards names those that matched none)."""
-    seen, document_sources = (
-        0,
-        dict[str, str](),
-    )  # document id → its source: a repeated id stops the read (chunk ids name it)
+    seen = 0
+    document_sources: dict[str, str] = {}  # document id → its source: a repeated id stops the read (chunk ids name it)
     for source in sources:
         for item in _iter_source(source, patterns or PathPatterns()):
             if isinstance(item, Document):
@@ -179,7 +177,8 @@ def _iter_directory(root: Path, patterns: PathPatterns) -> Iterator[Document | S
     those reached through one, so a real file is read under its own path and a link to it is listed."""
     walked = walk_tree(root)
     yield from walked.skipped
-    trees, read = BuiltTrees(root), dict[str, bool]()  # read: real path → was the file read (else skipped)
+    trees = BuiltTrees(root)
+    read: dict[str, bool] = {}  # real path → was the file read (else skipped)
     for entry in [entry for entry in walked.files if not entry.linked] + [
         entry for entry in walked.files if entry.linked
     ]:
