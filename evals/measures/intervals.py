@@ -42,6 +42,10 @@ class Interval:
         return asdict(self)
 
 
+# Per-query values, in the queries' order: a list, or a column of an array.
+Values = Sequence[float] | np.ndarray
+
+
 def mean_interval(
     values: Sequence[float], population: int | None = None, confidence: float = DEFAULT_CONFIDENCE
 ) -> Interval:
@@ -162,7 +166,7 @@ def percentile_interval(
 
 
 def bootstrap_interval(
-    values: Sequence[float] | np.ndarray,
+    values: Values,
     confidence: float = DEFAULT_CONFIDENCE,
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from benchsmith.evals.defaults import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES
-from benchsmith.evals.measures.intervals import Interval, bootstrap_interval
+from benchsmith.evals.measures.intervals import Interval, Values, bootstrap_interval
 
 
 @dataclass(frozen=True)
@@ -64,10 +64,6 @@ class Separation:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Separation:
         return cls(**{key: data[key] for key in ("first", "second", "ranking", "difference", "low", "high", "queries")})
-
-
-# One configuration's values on a set of queries, in the queries' order (a list, or a column of an array).
-Values = Sequence[float] | np.ndarray
 
 
 def difference_interval(

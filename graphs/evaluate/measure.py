@@ -46,9 +46,11 @@ def measure(state: EvaluationState, runtime: Runtime[EvaluationContext]) -> Eval
     measures = parse_measures([*(name for name in names if name not in nugget), *recall_names])
     configurations = _all_configurations(runtime, state)
     qrels = judgments(benchmark, context.qrels, context.extra_qrels)
-    if nugget and context.nugget_qrels is None:
-        raise InputError(f"the nugget measures ({', '.join(sorted(nugget))}) need nugget qrels (--nugget-qrels)")
-    nugget_qrels = read_nugget_qrels(context.nugget_qrels) if nugget and context.nugget_qrels else {}
+    nugget_qrels = {}
+    if nugget:
+        if context.nugget_qrels is None:
+            raise InputError(f"the nugget measures ({', '.join(sorted(nugget))}) need nugget qrels (--nugget-qrels)")
+        nugget_qrels = read_nugget_qrels(context.nugget_qrels)
     report = progress_reporter("measure")
     unjudged = {query.id for query in benchmark.queries if query.id not in qrels}
     answerable = {
