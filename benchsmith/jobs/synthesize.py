@@ -28,6 +28,7 @@ from benchsmith.graphs.runtime.settings import (
 )
 from benchsmith.graphs.synthesis.run import builder
 from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE, TREC_QRELS_FILE
+from benchsmith.graphs.synthesis.supply import question_supply
 from benchsmith.graphs.synthesis.turn_checks import UNANSWERABLE_POOL_DEPTH
 from benchsmith.graphs.synthesis.turn_plans import check_turn_types
 from benchsmith.jobs.common import (
@@ -57,6 +58,7 @@ from benchsmith.tools.benchmark.dialogue_walk import (
 )
 from benchsmith.tools.corpus.clustering import BlockMap
 from benchsmith.tools.corpus.corpus_clusters import cluster_collection
+from benchsmith.tools.corpus.corpus_statistics import corpus_statistics
 from benchsmith.tools.defaults import (
     DEFAULT_CLUSTER_NEIGHBOURS,
     DEFAULT_CLUSTER_SIZE,
@@ -305,10 +307,30 @@ def _estimate(
     calls, input_tokens, output_tokens = (
         round(value * conversations) for value in (calls, input_tokens, output_tokens)
     )
+    notes = [where_items_run(settings.ray, "conversations"), where_graph_builds(settings.ray)]
+    if settings.llm == BASELINE:
+        notes.append(_supply_note(workspace, store, settings, conversations * turns))
     return priced(
         f"{conversations} conversations × {turns} turns",
         [(settings.llm, calls, input_tokens, output_tokens)],
-        notes=[where_items_run(settings.ray, "conversations"), where_graph_builds(settings.ray)],
+        notes=notes,
+    )
+
+
+def _supply_note(workspace: Workspace, store: VectorStore, settings: SynthesisContext, turns_asked: int) -> str:
+    """How many questions the offline questioner finds in the collection (graphs/synthesis/supply.py), beside
+    the turns asked for: a tree it finds little in gives repeated and dropped turns, said before the run."""
+    supply = question_supply(store, corpus_statistics(workspace, store), settings.page_kinds, seed=settings.seed)
+    found = (
+        f"the offline questioner finds a question the checks pass in {supply.share:.0%} of the chunks "
+        f"({supply.with_question} of {supply.asked} asked): about {supply.estimated_questions:,} distinct "
+        f"questions for the {turns_asked:,} turns asked"
+    )
+    if supply.estimated_questions >= turns_asked:
+        return found
+    return (
+        f"{found}; turns that repeat another conversation's are cut and refused ones dropped: ask for fewer "
+        "(--conversations, --turns), or a model (--llm openai:<model>) asks of more passages"
     )
 
 
