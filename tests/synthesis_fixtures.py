@@ -46,9 +46,12 @@ def build_collection(workspace: Workspace, corpus_dir: Path, documents: int = 60
 
 
 def gold_text(messages: list[dict[str, str]], tag: str) -> str:
-    match = re.search(rf"<{tag}[^>]*>\n(.*?)\n</{tag}>", messages[-1]["content"], re.S)
-    assert match, f"no <{tag}> section in the prompt"
-    return match.group(1)
+    """The ``tag`` section of the latest message that has one: after an overlap correction (the question, then why
+    it was refused) the passage is in the request before it."""
+    for message in reversed(messages):
+        if match := re.search(rf"<{tag}[^>]*>\n(.*?)\n</{tag}>", message["content"], re.S):
+            return match.group(1)
+    raise AssertionError(f"no <{tag}> section in the prompt")
 
 
 def scripted_reply(messages: list[dict[str, str]], schema: type[BaseModel]) -> BaseModel:
@@ -58,7 +61,8 @@ def scripted_reply(messages: list[dict[str, str]], schema: type[BaseModel]) -> B
         digest = hashlib.sha1((passage + messages[-1]["content"][-40:]).encode()).hexdigest()[:6]
         words = passage.split()
         return GeneratedQuestion(
-            question=f"What does {words[0]} {words[1]} say about {words[3]} ({digest})?",
+            # two words of the asker's own keep the question within the default overlap bound (0.62)
+            question=f"What does {words[0]} {words[1]} say about {words[3]} for a newcomer in practice ({digest})?",
             rewrite=f"In document {words[1]}, what is said about {words[3]} ({digest})?",
         )
     if schema is GeneratedAnswer:

@@ -229,5 +229,5 @@ def test_a_job_function_lists_its_contexts_settings_last_with_their_defaults(nam
 
 def test_help_shows_every_setting_of_synthesize_with_its_default():
     parameters = inspect.signature(benchsmith.synthesize).parameters
-    assert parameters["max_overlap"].default == 0.78 and parameters["switch_rate"].annotation == "float"
-    assert "max_overlap: 'float' = 0.78" in str(inspect.signature(benchsmith.synthesize))
+    assert parameters["max_overlap"].default == 0.62 and parameters["switch_rate"].annotation == "float"
+    assert "max_overlap: 'float' = 0.62" in str(inspect.signature(benchsmith.synthesize))

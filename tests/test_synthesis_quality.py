@@ -135,9 +135,10 @@ def test_a_dissimilar_next_chunk_makes_the_switch_hard_and_a_similar_one_soft(wo
     threshold = corpus_statistics(workspace, store_of(workspace)).similarity_threshold(DEFAULT_SOFT_SWITCH_MARGIN)
     (low, dissimilar), (high, similar) = others[0], others[-1]
     assert low <= threshold < high  # the planted cases are what they claim
-    # The gate only records its flags here: a turn it re-asked would take another chunk than the planted one.
+    # The gate only records its flags here, and no question is re-planned for its overlap: a turn re-asked would
+    # take another chunk than the planted one.
     context = SynthesisContext(
-        workspace=str(workspace.root), switch_rate=1.0, hard_switch_rate=0.0, quality_gate="flag"
+        workspace=str(workspace.root), switch_rate=1.0, hard_switch_rate=0.0, quality_gate="flag", max_overlap=1.0
     )
 
     def second_turn(chunk_ids: list[str]) -> dict:

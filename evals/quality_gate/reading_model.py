@@ -50,7 +50,8 @@ from benchsmith.words import UNANCHORED_NOUNS, content_words, stems
 SECTION_SCOPE = re.compile(r"^In (?P<scope>[^,]+), ")
 PURPOSE_FRAME = re.compile(
     r"(?i)\b(?:what (?:is|are) the (?:purpose|role|point) of|what problem does|meant for|"
-    r"when (?:is|are|would|should) .+ (?:useful|used|use)|why would I)\b"
+    r"when (?:is|are|would|should) .+ (?:useful|used|use)|why would I|what purpose does|typical use case for|"
+    r"in what situation would I reach for|what task does .+ help me with|take care of)\b"
 )
 CONDITION_FRAME = re.compile(r"(?i)\b(?:what happens|what should I expect|what goes wrong)\b")
 HOW_FRAME = re.compile(
