@@ -198,12 +198,19 @@ def _one_subject_question(
     types: list[str] = []
     for passage in passages:
         earlier = [*history, *({"question": q} for q in asked)]
-        found = ask(
-            passage,
-            earlier,
-            statistics=statistics,
-            only=functools.partial(_is_subject_fact, passage, subject),
-        )
+        keywords: list[
+            str
+        ] = []  # a keyword query cannot be one of a turn's joined questions ("X typical use case And ...")
+        while (
+            found := ask(
+                passage,
+                earlier,
+                statistics=statistics,
+                only=functools.partial(_is_subject_fact, passage, subject),
+                rejected=keywords,
+            )
+        ) is not None and found.question_type == "keyword":
+            keywords.append(found.question)
         if found is None:
             return _page_question(passages[0])
         asked.append(found.question)
