@@ -198,9 +198,8 @@ def _one_subject_question(
     types: list[str] = []
     for passage in passages:
         earlier = [*history, *({"question": q} for q in asked)]
-        keywords: list[
-            str
-        ] = []  # a keyword query cannot be one of a turn's joined questions ("X typical use case And ...")
+        # a keyword query cannot be one of a turn's joined questions ("X typical use case And ...")
+        keywords: list[str] = []
         while (
             found := ask(
                 passage,

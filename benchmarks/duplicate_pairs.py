@@ -14,7 +14,7 @@ of git and `duplicates` (the developers' tool; not part of the package or CI) co
 ruff's layout puts each item of a long signature, call or literal on a line of its own, and `duplicates`
 pairs two runs of six lines alike in shape (other names and values), so any two keyword lists of six or
 more items pair: the layout-neutral count is the one that moves with the code. At 48384bd, main before
-issue 32's restructuring, it printed 44 / 194 / 33; at the eighteenth session's end, 140 / 140 / 27.
+issue 32's restructuring, it printed 44 / 194 / 33; in the nineteenth session, 140 / 140 / 27.
 """
 
 from __future__ import annotations
