@@ -25,7 +25,7 @@ from benchsmith.tools.offline import offline_environment
 offline_environment()
 
 from benchsmith.graphs.runtime.resources import chroma_client  # noqa: E402
-from benchsmith.graphs.synthesis.supply import question_supply  # noqa: E402
+from benchsmith.graphs.synthesis.supply import chunks_of_kinds, question_supply  # noqa: E402
 from benchsmith.stores.persistence.corpus_stats import load_corpus_stats  # noqa: E402
 from benchsmith.stores.persistence.vectors import VectorStore  # noqa: E402
 from benchsmith.stores.persistence.workspace import Workspace  # noqa: E402
@@ -49,7 +49,7 @@ def main() -> int:
         supply = question_supply(
             store,
             load_corpus_stats(workspace, name),
-            DEFAULT_SYNTHESIS_PAGE_KINDS,
+            chunks_of_kinds(store, DEFAULT_SYNTHESIS_PAGE_KINDS),
             sample=None,
             per_chunk=args.per_chunk,
         )

@@ -7,7 +7,7 @@ import pytest
 
 import benchsmith
 from benchsmith.agents.questioner import Questioner
-from benchsmith.graphs.synthesis.supply import QuestionSupply, chunk_supply, question_supply
+from benchsmith.graphs.synthesis.supply import QuestionSupply, chunk_supply, chunks_of_kinds, question_supply
 from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
 from benchsmith.stores.persistence.vectors import VectorStore, open_client
 from benchsmith.stores.persistence.workspace import Workspace
@@ -45,7 +45,7 @@ def test_a_chunk_counts_the_questions_the_checks_pass_and_none_for_the_page_ques
 
 
 def test_every_chunk_is_asked_without_a_sample(store, workspace):
-    supply = question_supply(store, load_corpus_stats(workspace, COLLECTION), None, sample=None)
+    supply = question_supply(store, load_corpus_stats(workspace, COLLECTION), chunks_of_kinds(store, None), sample=None)
     assert supply.chunks == supply.asked == store.count() > 0
     assert 0 < supply.with_question <= supply.asked  # the fixture's pages are written to be asked about
     assert supply.questions >= supply.with_question
@@ -54,7 +54,9 @@ def test_every_chunk_is_asked_without_a_sample(store, workspace):
 
 def test_a_sample_is_drawn_by_the_seed_and_scaled_to_the_collection(store, workspace):
     statistics = load_corpus_stats(workspace, COLLECTION)
-    first, again = (question_supply(store, statistics, None, sample=10, seed=3) for _ in range(2))
+    first, again = (
+        question_supply(store, statistics, chunks_of_kinds(store, None), sample=10, seed=3) for _ in range(2)
+    )
     assert first == again
     assert first.asked == 10 and first.chunks == store.count()
     assert first.estimated_questions == round(first.questions * first.chunks / 10)
@@ -62,7 +64,7 @@ def test_a_sample_is_drawn_by_the_seed_and_scaled_to_the_collection(store, works
 
 
 def test_only_the_page_kinds_asked_for_are_counted(store, workspace):
-    supply = question_supply(store, load_corpus_stats(workspace, COLLECTION), ("changelog",))
+    supply = question_supply(store, load_corpus_stats(workspace, COLLECTION), chunks_of_kinds(store, ("changelog",)))
     assert supply == QuestionSupply(chunks=0, asked=0, with_question=0, questions=0)
     assert supply.share == 0.0 and supply.estimated_questions == 0
 

@@ -68,7 +68,7 @@ from benchsmith.tools.defaults import (
     DEFAULT_SYNTHESIS_PAGE_KINDS,
 )
 from benchsmith.tools.retrieval.embedding import ChromaEmbeddingFunction
-from benchsmith.tools.text.page_kinds import PAGE_KINDS
+from benchsmith.tools.text.page_kinds import PAGE_KINDS, chunk_page_kind
 
 # Assumed lengths for the dry-run estimate (characters): a question, an assistant answer.
 ESTIMATE_QUESTION_CHARS, ESTIMATE_ANSWER_CHARS = 100, 1200
@@ -279,7 +279,15 @@ def _estimate(
 ) -> CostEstimate:
     """:func:`estimate_synthesis` once the call is checked."""
     store = _store(workspace, collection, settings.chroma_host)
-    lengths = [len(text) for page in store.iter_all(include=("documents",)) for text in page["documents"]]
+    lengths: list[int] = []
+    drawn_from: list[str] = []  # the chunks of the page kinds asked for: the questioner's supply is of these
+    for page in store.iter_all(include=("documents", "metadatas")):  # one pass over the collection
+        lengths.extend(len(text) for text in page["documents"])
+        drawn_from.extend(
+            chunk_id
+            for chunk_id, metadata in zip(page["ids"], page["metadatas"])
+            if chunk_page_kind(metadata) in settings.page_kinds
+        )
     if not lengths:
         raise InputError(f"collection {collection!r} is empty")
     passage = {"id": "x", "title": "title", "text": "x" * (sum(lengths) // len(lengths))}
@@ -309,7 +317,7 @@ def _estimate(
     )
     notes = [where_items_run(settings.ray, "conversations"), where_graph_builds(settings.ray)]
     if settings.llm == BASELINE:
-        notes.append(_supply_note(workspace, store, settings, conversations * turns))
+        notes.append(_supply_note(workspace, store, sorted(drawn_from), settings.seed, conversations * turns))
     return priced(
         f"{conversations} conversations × {turns} turns",
         [(settings.llm, calls, input_tokens, output_tokens)],
@@ -317,10 +325,11 @@ def _estimate(
     )
 
 
-def _supply_note(workspace: Workspace, store: VectorStore, settings: SynthesisContext, turns_asked: int) -> str:
-    """How many questions the offline questioner finds in the collection (graphs/synthesis/supply.py), beside
-    the turns asked for: a tree it finds little in gives repeated and dropped turns, said before the run."""
-    supply = question_supply(store, corpus_statistics(workspace, store), settings.page_kinds, seed=settings.seed)
+def _supply_note(workspace: Workspace, store: VectorStore, drawn_from: list[str], seed: int, turns_asked: int) -> str:
+    """How many questions the offline questioner finds in the chunks synthesis draws from
+    (graphs/synthesis/supply.py), beside the turns asked for: a tree it finds little in gives repeated and
+    dropped turns, said before the run."""
+    supply = question_supply(store, corpus_statistics(workspace, store), drawn_from, seed=seed)
     found = (
         f"the offline questioner finds a question the checks pass in {supply.share:.0%} of the chunks "
         f"({supply.with_question} of {supply.asked} asked): about {supply.estimated_questions:,} distinct "

@@ -11,7 +11,7 @@ of 20 conversations × 6 turns then repeats and drops turns; the dry run says so
 from __future__ import annotations
 
 import random
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from benchsmith.agents.questioner import Questioner
@@ -63,24 +63,30 @@ def chunk_supply(
     return passing
 
 
-def question_supply(
-    store: VectorStore,
-    statistics: WordStatistics | None,
-    page_kinds: Collection[str] | None,
-    *,
-    sample: int | None = SUPPLY_SAMPLE,
-    seed: int = 0,
-    per_chunk: int = QUESTIONS_PER_CHUNK,
-) -> QuestionSupply:
-    """The supply of the chunks of ``page_kinds`` (None: all), asked of ``sample`` of them drawn with ``seed``
-    (None: every chunk)."""
-    eligible = sorted(
+def chunks_of_kinds(store: VectorStore, page_kinds: Collection[str] | None) -> list[str]:
+    """The ids of the collection's chunks of ``page_kinds`` (None: all), sorted: those synthesis draws from."""
+    return sorted(
         chunk_id
         for page in store.iter_all(include=("metadatas",))
         for chunk_id, metadata in zip(page["ids"], page["metadatas"])
         if page_kinds is None or chunk_page_kind(metadata) in page_kinds
     )
-    drawn = eligible if sample is None or sample >= len(eligible) else random.Random(seed).sample(eligible, sample)
+
+
+def question_supply(
+    store: VectorStore,
+    statistics: WordStatistics | None,
+    eligible: Sequence[str],
+    *,
+    sample: int | None = SUPPLY_SAMPLE,
+    seed: int = 0,
+    per_chunk: int = QUESTIONS_PER_CHUNK,
+) -> QuestionSupply:
+    """The supply of the ``eligible`` chunks (:func:`chunks_of_kinds`, or what a caller read already), asked of
+    ``sample`` of them drawn with ``seed`` (None: every chunk)."""
+    drawn = (
+        list(eligible) if sample is None or sample >= len(eligible) else random.Random(seed).sample(eligible, sample)
+    )
     questioner = Questioner()
     asked = with_question = questions = 0
     for start in range(0, len(drawn), FETCH_PAGE):
