@@ -234,6 +234,24 @@ CONNECTIVES = frozenset(
     "alternatively meanwhile accordingly where whereas next first second third lastly now "
     "afterwards conversely besides further regardless rather again".split()
 )
+# Openings of several words that tie a sentence to what came before: "In other words, you cannot use the entry
+# point ..." restates a sentence the reply leaves out; "In that case" names a case it does not show.
+CONNECTIVE_PHRASES = (
+    ("in", "other", "words"),
+    ("on", "the", "other", "hand"),
+    ("in", "that", "case"),
+    ("in", "this", "case"),
+    ("in", "either", "case"),
+    ("in", "both", "cases"),
+    ("as", "a", "result"),
+    ("in", "addition"),
+    ("in", "contrast"),
+    ("by", "contrast"),
+    ("even", "so"),
+    ("that", "said"),
+    ("in", "turn"),
+    ("apart", "from", "that"),
+)
 POINTING_WORDS = frozenset(
     "above below aforementioned following preceding latter former respectively same previously".split()
 )
@@ -257,6 +275,9 @@ def points_outside(sentence: Sentence, named: frozenset[str] = frozenset()) -> s
         return "empty"
     if tokens[0].lemma in CONNECTIVES or tokens[0].text.lower() in CONNECTIVES:
         return f"opens with {tokens[0].text!r}"
+    opening = tuple(token.text.lower() for token in tokens[:4])
+    if phrase := next((phrase for phrase in CONNECTIVE_PHRASES if opening[: len(phrase)] == phrase), None):
+        return f"opens with {' '.join(token.text for token in tokens[: len(phrase)])!r}"
     if sentence.text.rstrip().endswith((":", "such as", ",", "e.g.", "i.e.")):
         return "trails off"
     for token in tokens:

@@ -82,6 +82,11 @@ def test_two_questions_on_other_topics_share_their_frame():
         ("Pass one of these values:", True),
         ("The encoder sorts keys when asked.", False),
         ("Blueprints record operations to run later.", False),
+        # an opening of several words restates or names a case the reply does not show
+        ("In other words, you cannot use the entry point in one place and the name in another.", True),
+        ("In that case, the encoder sorts keys.", True),
+        ("On the other hand, the encoder sorts keys.", True),
+        ("In other places the encoder sorts keys.", False),
     ],
 )
 def test_a_sentence_that_leans_on_its_neighbours_is_recognised(sentence, leans):

@@ -72,3 +72,7 @@ def test_an_example_of_what_came_before_is_no_fact_on_its_own():
     example = "For example, the Heroku platform API exposes a schema in the JSON Hyperschema format."
     assert passage_facts(example, "API Clients › Overview") == ()
     assert passage_facts(example.removeprefix("For example, ").capitalize(), "API Clients › Overview") != ()
+    # without its comma it is the same illustration: "show_default=True" is no definition of show_default
+    illustration = "For example `show_default=True` is a keyword argument."
+    assert passage_facts(illustration, "CLI Option Name") == ()
+    assert passage_facts(illustration.removeprefix("For example "), "CLI Option Name") != ()

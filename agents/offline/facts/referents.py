@@ -73,9 +73,10 @@ def leans_on_context(
     tokens = sentence.tokens
     root = sentence.root
     opening = [token.text.lower() for token in tokens if token.pos != "SPACE"][:3]
-    if opening[:1] == ["for"] and opening[1:2] in (["example"], ["instance"]) and opening[2:3] == [","]:
+    if opening[:1] == ["for"] and opening[1:2] in (["example"], ["instance"]):
         # "For example, the Heroku platform API exposes a schema ...": an illustration of the sentence before,
-        # which the reply leaves out (a reply opening "For example" exemplifies nothing: drf, development round 15)
+        # which the reply leaves out (a reply opening "For example" exemplifies nothing: drf, development round 15);
+        # with or without its comma ("For example show_default=True is a keyword argument")
         return "illustrates what came before with 'for example'"
     if _concedes(sentence):
         return "concedes a point made before it ('You may be right, but ...')"
