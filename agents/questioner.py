@@ -14,7 +14,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from benchsmith.agents.offline.asking import SITUATED_KINDS, ask, asked_before, named_by_heading, self_contained
+from benchsmith.agents.offline.asking import (
+    SITUATED_KINDS,
+    answer,
+    ask,
+    asked_before,
+    context_gives_away,
+    named_by_heading,
+    self_contained,
+)
 from benchsmith.agents.prompt_sections import delimited, listed, sections, system_and_user
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
 from benchsmith.agents.seam.backends import Message
@@ -176,6 +184,8 @@ class Questioner(Agent[GeneratedQuestion]):
                 entry=asked.fact.entry,
                 entry_kind=asked.fact.entry_kind,
             )
+            if context_gives_away(question, asked.fact.kind, answer(gold, asked.question) or ""):
+                question = asked.question
             if not named_by_heading(question, asked.fact.kind):
                 break
             refused.append(asked.question)  # its thing has no name of its own: the passage's next question

@@ -35,7 +35,8 @@ a task: how do I do it, answered by the statement that tells how or the example 
 sentence that introduces an example with its task alone, and what example a reply can show); they share ``phrases``
 (the words a question is made of) and ``clauses`` (a verb's subject and mood); ``referents`` refuses
 a statement that leans on an example or a step the reply leaves out ("After that ...", "will now be
-available"); ``record`` holds the :class:`Fact`. Two entries answered in the same words get their next
+available"); ``record`` holds the :class:`Fact`; ``example_names`` the names a page's example defines, which are the
+example's, not the library's, and are not asked about. Two entries answered in the same words get their next
 sentence or are not asked.
 """
 
@@ -50,6 +51,7 @@ from benchsmith.agents.offline.facts.api_entries import LABEL_OPENING, PARTIAL_S
 from benchsmith.agents.offline.facts.capabilities import capabilities
 from benchsmith.agents.offline.facts.clauses import docstring_mood
 from benchsmith.agents.offline.facts.conditionals import GIVEN_SLOT, conditions, errors
+from benchsmith.agents.offline.facts.example_names import example_defined_names
 from benchsmith.agents.offline.facts.examples import introduced_examples
 from benchsmith.agents.offline.facts.passives import passives
 from benchsmith.agents.offline.facts.record import Fact
@@ -109,6 +111,9 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
         for fact in introduced_examples(passage, len(found))
         if not any(fact.example and fact.example.endswith(example) for example in shown)  # the task's example
     )
+    own = example_defined_names(passage)
+    # a name the page's example defines is the example's ("What is items_t?"), not the library's
+    facts = [fact for fact in facts if fact.entry is not None or fact.topic not in own]
     return tuple(_told_apart(_owned_flags(facts), found))
 
 

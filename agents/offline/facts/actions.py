@@ -108,6 +108,15 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             main = next((t for t in sentence.tokens if t.index > token.index and t.pos == "VERB"), token)
         if main.lemma in META_VERBS and subject_of(sentence, main) is None:
             continue  # "To enable a translation, see the theme's documentation": a pointer, no answer
+        if purpose and _does_so(sentence, main):
+            # "To support multiple updates you'll need to do so explicitly": "do so" is the task again, no way to do
+            # it (drf, development round 25)
+            continue
+        if purpose and main.tag == "VBZ" and subject_of(sentence, main) is None:
+            # "To deploy an application means to perform the necessary steps ...": the infinitive is the subject of
+            # "means" (the tagger reads a purpose clause), so the sentence defines the task and tells no way to do it
+            # (FastAPI's sources, development round 25: "What's the best way to deploy an application?")
+            continue
         if purpose and not _users_move(sentence, main):
             continue  # "To conserve space, names are pooled": why the tool works so, no task of the user's
         # the purpose is the user's task as a whole ("test a theme with translations"); a clause after
@@ -336,6 +345,24 @@ def _by_doing(sentence: Sentence, token: Token) -> bool:
 # Verbs of a main clause that hand the user a means ("To stream, Requests provides iter_content").
 OFFERING_VERBS = frozenset("provide offer include support expose ship have come exist accept give".split())
 USER_SUBJECTS = frozenset("you we i one users user".split())
+
+
+PRO_FORMS = frozenset({"so", "it", "this", "that"})
+
+
+def _does_so(sentence: Sentence, main: Token) -> bool:
+    """The main clause's action is "do so" (or "do it"), itself or as the verb it needs ("need to do so"), with no
+    means beside it ("you can do so by setting the flag" tells one)."""
+    verbs = [main, *(child for child in sentence.children(main.index) if child.dep == "xcomp")]
+    return any(
+        verb.lemma == "do"
+        and any(child.lemma in PRO_FORMS for child in sentence.children(verb.index))
+        and not any(
+            child.dep in ("prep", "advcl") and child.lemma in MEANS_PREPOSITIONS
+            for child in sentence.children(verb.index)
+        )
+        for verb in verbs
+    )
 
 
 def _users_move(sentence: Sentence, main: Token) -> bool:

@@ -95,6 +95,9 @@ def conditions(statement: Statement, sentence: Sentence) -> Found:
             if (
                 # "see X", and "then you should review the Theme Developer Guide" (mkdocs, round 12): a pointer
                 (root.lemma in META_VERBS and (main_subject is None or main_subject.text.lower() == "you"))
+                # "There are a few use cases when you might want to customize the ListSerializer behavior": that such
+                # cases exist, no way to do it (drf, development round 25)
+                or (root.lemma == "be" and main_subject is not None and main_subject.dep == "expl")
                 or not names_something(sentence, wanted)
                 or light_on_judgement(sentence, wanted)
             ):  # "if you want to have better success" (mkdocs, round 5)
@@ -421,6 +424,8 @@ def errors(statement: Statement, sentence: Sentence) -> Found:
             continue  # "It will not raise SystemExit": no cause of it (pytest, development rounds 8 and 11)
         subject = subject_of(sentence, verb)
         obj = sentence.child(verb.index, "dobj")
+        if _the_reader_raises(sentence, verb, subject):
+            continue  # "It might be tempting to raise an HTTPException ...": the reader's act, no cause of the error
         if subject is not None and subject.dep == "nsubjpass":
             error = _error_name(sentence, subject)
             raiser = entry_name(statement)
@@ -444,6 +449,26 @@ def errors(statement: Statement, sentence: Sentence) -> Found:
         slots = (("error", error), *((("raiser", raiser),) if raiser else ()))
         found.append(("error", raiser or error, slots))
     return found
+
+
+READER_PRONOUNS = frozenset({"you", "we"})
+
+
+def _the_reader_raises(sentence: Sentence, verb: Token, subject: Token | None) -> bool:
+    """The reader raises the error, so the statement says what the reader may do, not what makes the software
+    raise it: "You can raise an HTTPException", "It might be tempting to raise an HTTPException" (an infinitive
+    under an adjective), "If you have custom exceptions ..., maybe even raising an HTTPException" (a participle of
+    the reader's clause). Asked "What causes an HTTPException?", each was read as a reply that answers another
+    question (FastAPI's sources, development round 25)."""
+    if subject is not None:
+        return subject.text.lower() in READER_PRONOUNS
+    if verb.tag not in ("VB", "VBG") or verb.dep == "ROOT":
+        return False  # a docstring's "Raise KeyError if the key is missing." is the entry's
+    head = sentence.tokens[verb.head]
+    if verb.dep == "xcomp" and head.pos == "ADJ":
+        return True
+    governing = subject_of(sentence, head) if head.index != verb.index else None
+    return governing is not None and governing.text.lower() in READER_PRONOUNS
 
 
 def _says_when(sentence: Sentence, verb: Token) -> bool:

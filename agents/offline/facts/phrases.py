@@ -144,6 +144,11 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
 PAIRING_WORDS = frozenset({"both", "either", "neither"})
 
 
+# Verbs that say nothing without their object: a phrase that ends on one was cut before it.
+OBJECT_VERBS = frozenset("have get give make take need contain include provide put set want find".split())
+OBJECT_DEPENDENCIES = frozenset({"dobj", "ccomp", "xcomp", "attr", "prt", "dative", "prep", "acomp", "oprd"})
+
+
 def cut_short(sentence: Sentence, tokens: list[Token]) -> bool:
     """A span that ends inside a word, a list of verbs or a pairing: "see an AttributeError re-[raised]" (the
     word runs on without a space into a token left out), "be able to create[, edit and delete snippets]",
@@ -164,6 +169,12 @@ def cut_short(sentence: Sentence, tokens: list[Token]) -> bool:
         child.dep == "conj" and child.index not in kept for child in sentence.children(last.index)
     ):
         return True  # "be able to create[, edit and delete snippets]": the verb's object lies past the list (drf)
+    if last.pos == "VERB" and last.lemma in OBJECT_VERBS and last.index + 1 < len(sentence.tokens) - 1:
+        # "make sure that I have[, for example, exactly a list of str]": a verb that takes an object, its object
+        # past an aside the parser hung elsewhere (FastAPI's sources, development round 25)
+        return not any(
+            child.dep in OBJECT_DEPENDENCIES and child.index in kept for child in sentence.children(last.index)
+        )
     pairings = [token for token in tokens if token.lemma in PAIRING_WORDS and token.dep in ("preconj", "det")]
     return any(
         t.dep == "cc" and t.lemma in ("and", "or", "nor") and t.index > pairing.index and t.index not in kept
