@@ -266,6 +266,8 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     paragraph_start = 0  # where the statements of the unit being read begin
     listed: list[str] = []  # the names of the entry lines read in a row, none described yet
     before_list: Entry | None = entry  # the entry being read before them
+    bulleted: list[str] = []  # the names of a bulleted list's items that are each an entry's line alone
+    before_bullets: Entry | None = entry
 
     def add(said: str, role: Role, whole: bool, parameter: str | None = None, owner: str | None = None) -> None:
         """A statement of the entry and under the heading being read."""
@@ -295,6 +297,17 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             continue
         paragraph_start = len(found)
         line_entry = entry_of_line(unit.text) if "\n" not in unit.text and not unit.fenced else None
+        if unit.kind == "item" and line_entry and not is_complete(unit.text):
+            if not bulleted:
+                before_bullets = entry
+            bulleted.append(line_entry.name)
+        else:
+            if len(set(bulleted)) > 1:
+                # "* @app.post()", "* @app.put()", "* @app.delete()": a bulleted list enumerates names, it documents
+                # none; the prose after it is the section's, not the last item's ("Notice that status_code is a
+                # parameter ..." answered what app.delete is for: FastAPI's sources, development round 25)
+                entry, first_pending = before_bullets, False
+            bulleted = []
         if unit.kind in ("code", "markup"):  # "--", the end-of-options marker, reads as markup
             if line_entry:
                 if not (first_pending and listed):

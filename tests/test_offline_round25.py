@@ -9,6 +9,7 @@ from benchsmith.agents.offline.asking import context_gives_away
 from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.facts.example_names import example_defined_names
 from benchsmith.agents.questioner import Questioner
+from benchsmith.entries import statements
 from benchsmith.passages import units
 
 
@@ -116,3 +117,15 @@ def test_a_wish_in_an_existential_sentence_or_a_task_done_so_tells_no_way():
     assert [fact.kind for fact in told] == ["procedure"]
     by_means = passage_facts("To enable CSRF validation, you can do so by setting the enforce_csrf_checks flag.", title)
     assert [fact.kind for fact in by_means] == ["procedure"]
+
+
+def test_a_bulleted_list_of_names_documents_none_of_them():
+    page = (
+        "Response Status Code\n\nDeclare the status code with the parameter status_code in any path operation:\n\n"
+        "* @app.get()\n* @app.post()\n* @app.delete()\n\n"
+        "Notice that status_code is a parameter of the decorator method.\n"
+    )
+    assert all(statement.entry is None for statement in statements(page, "Response Status Code"))
+    # one entry's line, then its description: an entry still
+    single = "Methods\n\n* get(url)\n\nSends a GET request.\n"
+    assert [statement.entry for statement in statements(single, "API › Methods")][-1] == "get"
