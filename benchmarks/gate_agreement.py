@@ -13,7 +13,8 @@ Per corpus and half, and over all: turns read, broken by the reader, flagged by 
 (the share of turns where both say broken or both say ok), recall (of the reader's broken, the
 share the gate flags) and precision; then the classes side by side and, with ``--list``, every
 turn they disagree on. The issue's bound on the test half: agreement at least 0.8, recall at
-least 0.7.
+least 0.7. A turn whose chunks the workspace's collection does not hold (read on a collection chunked
+otherwise, before a change of the chunker) is not judged, and each sheet's count of them is printed.
 """
 
 from __future__ import annotations
@@ -57,6 +58,11 @@ class Collection:
                 ids.append(chunk_id)
                 texts.append(f"{(metadata or {}).get('title', '')} {text}")
         self.bm25 = BM25Index(ids, texts)
+
+    def holds(self, reading: dict[str, Any]) -> bool:
+        """Does the collection hold every chunk the reading's turn is judged on?"""
+        ids = [*(reading.get("gold_ids") or []), *(reading.get("held_out_ids") or [])]
+        return all(chunk_id in self.records for chunk_id in ids)
 
     def titled(self, ids: list[str]) -> tuple[tuple[str, str], ...]:
         return tuple(self.records[chunk_id] for chunk_id in ids if chunk_id in self.records)
@@ -142,7 +148,15 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{path.name}: {corpus}'s turns read against the collection {collection.name}, which holds their chunks"
             )
-        rows += [(row, collection) for row in sheet]
+        held = [row for row in sheet if collection.holds(row)]
+        if len(held) < len(sheet):
+            # a sheet read on a collection chunked otherwise (an older ingestion): its turns' passages are gone, and
+            # the gate would judge them without
+            print(
+                f"{path.name}: {len(sheet) - len(held)} of {corpus}'s {len(sheet)} turns not judged: the collection "
+                f"{collection.name} does not hold their chunks (the tree was chunked otherwise when they were read)"
+            )
+        rows += [(row, collection) for row in held]
     groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     classes: Counter[tuple[str | None, str | None]] = Counter()
     disagreements = []

@@ -158,6 +158,11 @@ def test_each_sheet_is_read_against_the_collection_that_holds_its_chunks(tmp_pat
     assert collections.of_sheet("corpus", sheet(ids["corpus21"][:2])).name == "corpus21"
     assert collections.of_sheet("corpus", sheet(ids["corpus"][:2])).name == "corpus"
     assert collections.of_sheet("corpus", sheet([])).name == "corpus"  # nothing to tell by: the corpus's own name
+    # a turn whose chunks no collection holds (read before the chunker changed) is not judged without them
+    opened = collections.of_sheet("corpus", sheet(ids["corpus"][:2]))
+    assert opened.holds(sheet(ids["corpus"][:2])[0])
+    assert not opened.holds(sheet([ids["corpus"][0], "page.html:0-99"])[0])
+    assert not opened.holds({**sheet([])[0], "held_out_ids": ["page.html:0-99"]})
 
     readings = tmp_path / "round-facts.jsonl"
     turn = {"corpus": "corpus", "verdict": "broken", "turn_type": "answerable", "question": "Q?"}
