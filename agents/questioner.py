@@ -184,8 +184,10 @@ class Questioner(Agent[GeneratedQuestion]):
                 entry=asked.fact.entry,
                 entry_kind=asked.fact.entry_kind,
             )
-            if context_gives_away(question, asked.fact.kind, answer(gold, asked.question) or ""):
-                question = asked.question
+            if question != asked.question and context_gives_away(
+                question, asked.fact.kind, answer(gold, asked.question) or ""
+            ):
+                question = asked.question  # "In force_authenticate, how do I ...?" tells its answer: asked without
             if not named_by_heading(question, asked.fact.kind):
                 break
             refused.append(asked.question)  # its thing has no name of its own: the passage's next question

@@ -467,7 +467,7 @@ def _the_reader_raises(sentence: Sentence, verb: Token, subject: Token | None) -
     head = sentence.tokens[verb.head]
     if verb.dep == "xcomp" and head.pos == "ADJ":
         return True
-    governing = subject_of(sentence, head) if head.index != verb.index else None
+    governing = subject_of(sentence, head)
     return governing is not None and governing.text.lower() in READER_PRONOUNS
 
 

@@ -54,10 +54,20 @@ def _binds(node: ast.AST) -> Iterable[str]:
         yield from (arg.arg for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs])
     elif isinstance(node, ast.ClassDef):
         yield node.name
-    elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem)):
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if isinstance(node, ast.withitem):
-            targets = [node.optional_vars]
-        for target in targets:
-            if target is not None:
-                yield from (name.id for name in ast.walk(target) if isinstance(name, ast.Name))
+    elif isinstance(node, ast.Assign):
+        yield from _names_in(*node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        yield from _names_in(node.target)
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        yield from _names_in(node.optional_vars)
+
+
+def _names_in(*targets: ast.AST) -> Iterable[str]:
+    """The plain names a target binds: ``a``, ``a, b``; not ``obj.attr`` or ``items[0]``, which bind nothing new."""
+    for target in targets:
+        if isinstance(target, ast.Name):
+            yield target.id
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            yield from _names_in(*target.elts)
+        elif isinstance(target, ast.Starred):
+            yield from _names_in(target.value)
