@@ -85,6 +85,10 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("how-do-i", "how-to", "How do I {vp}?"),
         ("how-can-i", "how-to", "How can I {vp}?"),
         ("best-way", "how-to", "What's the best way to {vp}?"),
+        # a second how-to frame with words of its own: under the overlap bound "How do I X?" copies its passage's
+        # words, and "What's the best way to X?" took 21-28% of the questions of cmd2's and guizero's tutorials
+        # (development round 25)
+        ("recommended-way", "how-to", "What is the recommended way to {vp}?"),
         ("is-there-a-way", "yes/no", "Is there a way to {vp}?"),
         ("keyword-task", "keyword", "{vp}"),
     ),

@@ -28,7 +28,8 @@ WHAT_HAPPENS = re.compile(
 )
 DEFINITION = re.compile(
     r"^(?:what (?:exactly )?(?:is|are) (?!the (?:purpose|role|point|meaning|return value|"
-    r"default|difference|best)\b)(?P<thing>[^?]+?)|can you explain what (?P<explained>[^?]+?) "
+    r"default|difference|best|(?:recommended|right|easiest|preferred) way to)\b)(?P<thing>[^?]+?)"
+    r"|can you explain what (?P<explained>[^?]+?) "
     r"(?:is|are)|what does (?P<meant>[^?]+?) mean)\?$",
     re.IGNORECASE,
 )
