@@ -82,3 +82,44 @@ def test_a_question_two_conversations_ask_belongs_to_the_one_that_asked_it_at_th
         "conversation": "c0000",
         "first_asked_in": "c0001",
     }
+
+
+def _answered(conversation_id: str, *turns: tuple[str, str, str]) -> dict:
+    return {
+        "conversation_id": conversation_id,
+        "turns": [{"question": q, "response": reply, "gold_ids": [gold] if gold else []} for q, reply, gold in turns],
+    }
+
+
+def test_the_same_fact_asked_in_another_frame_repeats_it():
+    destroyed = "Widgets can be destroyed by using the destroy method."
+    dialogues = [
+        _answered("c0000", ("What's the best way to destroy widgets?", destroyed, "d1")),
+        _answered("c0001", ("What is the recommended way to destroy widgets?", destroyed, "d1"), ("B?", "b", "d2")),
+        # the same reply on other gold, and another reply on the same gold, are other turns
+        _answered("c0002", ("How do I destroy widgets?", destroyed, "d7"), ("What is a widget?", "A widget.", "d1")),
+    ]
+    assert repeated_turns(dialogues)["repeated"] == 1
+    ended, cut = end_at_repeats(dialogues)
+    assert cut == 2 and [len(dialogue["turns"]) for dialogue in ended] == [1, 0, 2]
+
+
+def test_unanswerable_turns_repeat_by_their_question_alone():
+    refusal = "The documentation does not answer this."
+    dialogues = [
+        _answered("c0000", ("Can I run it on Mars?", refusal, "")),
+        _answered("c0001", ("Does it speak Klingon?", refusal, "")),
+    ]
+    assert repeated_turns(dialogues)["repeated"] == 0
+
+
+def test_a_cut_turn_claims_none_of_its_keys():
+    said = "Set the flag."
+    dialogues = [
+        _answered("c0000", ("What's the best way to X?", said, "d1")),
+        # cut by its reply: its question must not make c0002's own first asking of it a repeat
+        _answered("c0001", ("How do I Y?", said, "d1")),
+        _answered("c0002", ("How do I Y?", "Call y().", "d1")),
+    ]
+    ended, cut = end_at_repeats(dialogues)
+    assert cut == 1 and [len(dialogue["turns"]) for dialogue in ended] == [1, 0, 1]

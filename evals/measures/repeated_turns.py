@@ -3,8 +3,12 @@ gives many conversations the same few turns, and a benchmark of 20 conversations
 distinct question/passage pairs measures less than it seems to.
 
 A turn *repeats* when another conversation asked the same question on the same gold chunks (case,
-spacing and the final question mark aside) before it: at an earlier turn, or at the same turn with
-a lower conversation id (the conversations read side by side, turn by turn: :func:`_first_asked`).
+spacing and the final question mark aside) before it, or asked of the same gold chunks what the same
+reply answers: the same fact in another frame ("What's the best way to destroy widgets?" and "What is
+the recommended way to destroy widgets?", guizero, development round 25). Before it means at an
+earlier turn, or at the same turn with a lower conversation id (the conversations read side by side,
+turn by turn: :func:`_first_asked`). A turn without gold (unanswerable) repeats by its question alone:
+its reply says the same of every such turn.
 A conversation whose turns repeat more than ``MOSTLY_REPEATED`` of the time adds little; the number
 of the others is what the corpus supports at this length, and synthesis says so.
 
@@ -28,9 +32,16 @@ EXAMPLES = 3
 CUT_KEY = "repeats_cut"  # a conversation's turns from its first repeat on, kept in its record
 
 
-def _key(turn: dict[str, Any]) -> tuple[str, tuple[str, ...]]:
+Key = tuple[str, str, tuple[str, ...]]
+
+
+def _keys(turn: dict[str, Any]) -> tuple[Key, ...]:
+    """The turn's question on its gold and, where it has gold, its reply on its gold."""
+    gold = tuple(sorted(turn.get("gold_ids") or ()))
     question = " ".join(turn.get("question", "").lower().split()).rstrip("?").strip()
-    return question, tuple(sorted(turn.get("gold_ids") or ()))
+    if not gold:
+        return (("question", question, gold),)
+    return ("question", question, gold), ("reply", " ".join(turn.get("response", "").split()), gold)
 
 
 def repeated_turns(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -47,7 +58,7 @@ def repeated_turns(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
         conversation = dialogue["conversation_id"]
         own_repeats = 0
         for turn in dialogue["turns"]:
-            earlier = first_asked[_key(turn)]
+            earlier = next((first_asked[key] for key in _keys(turn) if first_asked[key] != conversation), conversation)
             if earlier != conversation:
                 own_repeats += 1
                 if len(examples) < EXAMPLES:
@@ -68,14 +79,15 @@ def repeated_turns(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _first_asked(conversations: Sequence[tuple[str, list[dict[str, Any]]]]) -> dict[tuple[str, tuple[str, ...]], str]:
-    """{question and gold: the conversation that asked it first}, the conversations (in id order) read side
-    by side: every first turn, then every second turn, and so on."""
-    first_asked: dict[tuple[str, tuple[str, ...]], str] = {}
+def _first_asked(conversations: Sequence[tuple[str, list[dict[str, Any]]]]) -> dict[Key, str]:
+    """{question (or reply) and gold: the conversation that asked it first}, the conversations (in id order)
+    read side by side: every first turn, then every second turn, and so on."""
+    first_asked: dict[Key, str] = {}
     for position in range(max((len(turns) for _, turns in conversations), default=0)):
         for conversation, turns in conversations:
             if position < len(turns):
-                first_asked.setdefault(_key(turns[position]), conversation)
+                for key in _keys(turns[position]):
+                    first_asked.setdefault(key, conversation)
     return first_asked
 
 
@@ -88,14 +100,18 @@ def end_at_repeats(dialogues: Sequence[dict[str, Any]]) -> tuple[list[dict[str, 
     ordered = sorted(dialogues, key=lambda item: item["conversation_id"])
     asked = [asked_turns(dialogue) for dialogue in ordered]
     keep = [len(turns) for turns in asked]
-    first_asked: dict[tuple[str, tuple[str, ...]], str] = {}
+    first_asked: dict[Key, str] = {}
     for position in range(max(keep, default=0)):
         for index, (dialogue, turns) in enumerate(zip(ordered, asked, strict=True)):
             if position >= keep[index]:
                 continue  # ended already, or asked no more
             conversation = dialogue["conversation_id"]
-            if first_asked.setdefault(_key(turns[position]), conversation) != conversation:
-                keep[index] = position
+            keys = _keys(turns[position])
+            if any(first_asked.get(key, conversation) != conversation for key in keys):
+                keep[index] = position  # a cut turn claims none of its keys: the conversation no longer asks it
+                continue
+            for key in keys:
+                first_asked.setdefault(key, conversation)
     ended, cut = [], 0
     for dialogue, turns, kept in zip(ordered, asked, keep, strict=True):
         record = {key: value for key, value in dialogue.items() if key != CUT_KEY}
