@@ -12,6 +12,8 @@ from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.facts.example_names import example_defined_names
 from benchsmith.agents.questioner import Questioner
 from benchsmith.entries import statements
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
+from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
 from benchsmith.passages import units
 
 
@@ -131,3 +133,35 @@ def test_a_bulleted_list_of_names_documents_none_of_them():
     # one entry's line, then its description: an entry still
     single = "Methods\n\n* get(url)\n\nSends a GET request.\n"
     assert [statement.entry for statement in statements(single, "API › Methods")][-1] == "get"
+
+
+def test_a_procedure_is_asked_in_two_how_to_frames_with_words_of_their_own():
+    gold = {
+        "text": "Destroying widgets\n\nWidgets can be destroyed (removed) from an application by using the destroy method.\n",
+        "title": "Widgets › Destroying widgets",
+    }
+    asked = {
+        Questioner()
+        .baseline(
+            gold=gold,
+            history=[],
+            switch="start",
+            max_overlap=0.62,
+            measure_overlap=lambda question: lexical_overlap(question, [gold["text"]]),
+            conversation=f"c{number:04d}",
+        )
+        .question
+        for number in range(8)
+    }
+    assert asked == {"What's the best way to destroy widgets?", "What is the recommended way to destroy widgets?"}
+
+
+def test_the_gate_reads_the_recommended_way_as_a_how_to_question_not_a_definition():
+    gold = (("Widgets › Destroying widgets", "Widgets can be destroyed by using the destroy method."),)
+    reply = "Widgets can be destroyed by using the destroy method."
+    for question in ("What is the recommended way to destroy widgets?", "What's the best way to destroy widgets?"):
+        evidence = TurnEvidence(question=question, reply=reply, turn_type="answerable", previous=(), gold=gold)
+        assert not judge_turn(evidence).broken, question
+    # a definition question about "the preferred encoding" is still held to defining it
+    asked = TurnEvidence(question="What is the preferred encoding?", reply=reply, turn_type="answerable", gold=gold)
+    assert judge_turn(asked).broken
