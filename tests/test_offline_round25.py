@@ -1,7 +1,8 @@
 """What the offline agents no longer write after the development readings of round 25 (drf, FastAPI's sources):
 a how-to question placed in the thing its answer names, a definition read as a procedure, a phrase cut before its
 verb's object, an error the reader raises asked for its cause, a wish that tells no way, a name the page's example
-defines asked about as the library's, and a bulleted list of names read as an entry's description. One rule here
+defines asked about as the library's, a bulleted list of names read as an entry's description, and a how-to
+question funnelled into one frame by the overlap bound (with the gate that refused the second one). One rule here
 came from the test half's notes, not the development half's: a reply that opens by restating what came before
 ("In other words, ...")."""
 
