@@ -26,7 +26,7 @@ REVIEW = [
     ("c0000_t0", "reject", "dangling_referent"),  # gate flags it too
     ("c0001_t0", "accept", None),  # gate flags it, the reviewer does not
     ("c0000_t1", "reject", "reply_mismatch"),  # the reviewer rejects it, the gate does not flag it
-    ("c0002_t0", "edit", None),  # an edit is no rejection: both say ok
+    ("c0003_t0", "edit", None),  # an edit is no rejection: both say ok
     ("c0001_t2", "accept", None),  # both say ok
 ]
 
