@@ -16,10 +16,10 @@ from pydantic import BaseModel, Field
 
 from benchsmith.agents.offline.asking import (
     SITUATED_KINDS,
-    answer,
     ask,
     asked_before,
     context_gives_away,
+    fact_answer,
     named_by_heading,
     self_contained,
 )
@@ -185,7 +185,7 @@ class Questioner(Agent[GeneratedQuestion]):
                 entry_kind=asked.fact.entry_kind,
             )
             if question != asked.question and context_gives_away(
-                question, asked.fact.kind, answer(gold, asked.question) or ""
+                question, asked.fact.kind, fact_answer(gold, asked.fact)
             ):
                 question = asked.question  # "In force_authenticate, how do I ...?" tells its answer: asked without
             if not named_by_heading(question, asked.fact.kind):

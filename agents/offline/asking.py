@@ -298,11 +298,14 @@ def answer(gold: dict[str, Any], question: str) -> str | None:
         asked = meant["question"][:1].upper() + meant["question"][1:]
         question = re.sub(r"\bit\b", meant["name"], asked, count=1)
     found = next((fact for fact in facts if any(w.question == question for w in wordings(fact))), None)
-    if found is None:
-        return None
+    return None if found is None else fact_answer(gold, found)
+
+
+def fact_answer(gold: dict[str, Any], fact: Fact) -> str:
+    """What answers ``fact``, a fact of ``gold``: its statements, then its example."""
     texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
-    said = " ".join(texts[position] for position in found.answer if position in texts)
-    return "\n\n".join(part for part in (said, found.example) if part)
+    said = " ".join(texts[position] for position in fact.answer if position in texts)
+    return "\n\n".join(part for part in (said, fact.example) if part)
 
 
 def wording_of(fact: Fact, question: str) -> Wording | None:

@@ -58,7 +58,8 @@ def repeated_turns(dialogues: Sequence[dict[str, Any]]) -> dict[str, Any]:
         conversation = dialogue["conversation_id"]
         own_repeats = 0
         for turn in dialogue["turns"]:
-            earlier = next((first_asked[key] for key in _keys(turn) if first_asked[key] != conversation), conversation)
+            owners = (first_asked[key] for key in _keys(turn))
+            earlier = next((owner for owner in owners if owner != conversation), conversation)
             if earlier != conversation:
                 own_repeats += 1
                 if len(examples) < EXAMPLES:
