@@ -605,3 +605,14 @@ def test_a_general_question_the_corpus_discusses_elsewhere_counts_as_answered():
     # a code name is read for by name, not by how often its words recur
     named = "Can I find the storage connection string of CELERY_RESULT_BACKEND?"
     assert contains_answer(named, held, discussing) is None
+
+
+def test_a_general_question_is_about_its_noun_phrases_not_the_verb_that_asks_it():
+    """A page's held-out summary is no unanswerable turn while the page's other sections remain:
+    the question's verb ("add") is how it asks, and passages need not repeat it."""
+    held = ["The Meta-Data extension adds a syntax for defining meta-data about a document."]
+    question = "What does the Meta-Data extension add?"
+    remaining = [f"Section {n}: the Meta-Data extension makes the meta-data available as a dict." for n in range(5)]
+    assert contains_answer(question, held, remaining)
+    other_topic = [f"Section {n}: the Tables extension renders a table as HTML." for n in range(5)]
+    assert contains_answer(question, held, other_topic) is None
