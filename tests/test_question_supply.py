@@ -20,6 +20,11 @@ ASKABLE = {
     "text": "SSL Verification\n\nRequests verifies SSL certificates for HTTPS requests. To disable verification, "
     "set verify to False. If verify is False, Requests accepts any certificate presented by the server.",
 }
+ONE_FACT = {
+    "id": "verify",
+    "title": "Requests › Verification",
+    "text": "Verification\n\nTo disable certificate verification, set verify to False.",
+}
 NOTHING_TO_ASK = {"id": "thanks", "title": "Project › Thanks", "text": "Thanks\n\nThanks to everyone who helped."}
 
 
@@ -40,6 +45,8 @@ def test_a_chunk_counts_the_questions_the_checks_pass_and_none_for_the_page_ques
     questioner = Questioner()
     assert chunk_supply(ASKABLE, questioner, None, per_chunk=4) >= 1
     assert chunk_supply(ASKABLE, questioner, None, per_chunk=1) == 1
+    # One fact asked in several frames is one question: a benchmark cuts the second as a repeat.
+    assert chunk_supply(ONE_FACT, questioner, None, per_chunk=4) == 1
     # Only the page-as-a-whole question is left, which the form check rejects: no supply.
     assert chunk_supply(NOTHING_TO_ASK, questioner, None, per_chunk=4) == 0
 

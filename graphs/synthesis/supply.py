@@ -4,7 +4,7 @@ Each chunk is asked as a conversation's first turn, again with the questions bef
 ``per_chunk`` times; a question counts when :func:`~benchsmith.graphs.synthesis.turn_checks.ill_formed_question`
 (the audit's form rule and the quality gate's rules that read a question with its passage) passes it. A chunk
 with nothing left to ask gives the page-as-a-whole question, which ends its count. On a tutorial whose prose
-leans on its examples the supply is small (typer, test half: 18 chunks of 435, 45 questions), and a benchmark
+leans on its examples the supply is small (typer, test half: 18 chunks of 435, 18 distinct questions), and a benchmark
 of 20 conversations × 6 turns then repeats and drops turns; the dry run says so before a run is made.
 """
 
@@ -14,6 +14,7 @@ import random
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.text import WordStatistics
 from benchsmith.graphs.synthesis.turn_checks import ill_formed_question
@@ -32,7 +33,7 @@ class QuestionSupply:
     chunks: int  # chunks synthesis draws from (of the page kinds asked for)
     asked: int  # chunks of the sample
     with_question: int  # chunks of the sample with at least one passing question
-    questions: int  # passing questions in the sample
+    questions: int  # distinct passing questions in the sample (one per reply of a chunk)
 
     @property
     def share(self) -> float:
@@ -41,16 +42,18 @@ class QuestionSupply:
 
     @property
     def estimated_questions(self) -> int:
-        """Passing questions in the whole collection, scaled from the sample."""
+        """Distinct passing questions in the whole collection, scaled from the sample."""
         return round(self.questions * self.chunks / self.asked) if self.asked else 0
 
 
 def chunk_supply(
     gold: dict[str, str], questioner: Questioner, statistics: WordStatistics | None, per_chunk: int
 ) -> int:
-    """The passing first questions of one chunk, up to ``per_chunk``."""
+    """The distinct passing first questions of one chunk, of ``per_chunk`` asked: one per reply, since a
+    benchmark cuts a turn that gets another's reply on the same gold as a repeat (the same fact in another
+    frame: evals/measures/repeated_turns.py)."""
     refused: list[str] = []
-    passing = 0
+    replies: set[str] = set()
     for _ in range(per_chunk):
         try:
             asked = questioner.baseline(gold=gold, history=[], switch="start", corpus_stats=statistics, refused=refused)
@@ -58,9 +61,10 @@ def chunk_supply(
             break
         if asked.subject is None and asked.question_type == "summary":
             break  # the page-as-a-whole question: nothing left to ask of this chunk
-        passing += not ill_formed_question(asked.question, False, [gold])
+        if not ill_formed_question(asked.question, False, [gold]):
+            replies.add(answer(gold, asked.question) or asked.question)
         refused.append(asked.question)
-    return passing
+    return len(replies)
 
 
 def chunks_of_kinds(store: VectorStore, page_kinds: Collection[str] | None) -> list[str]:
