@@ -188,7 +188,7 @@ class Questioner(Agent[GeneratedQuestion]):
                 question, asked.fact.kind, fact_answer(gold, asked.fact)
             ):
                 question = asked.question  # "In force_authenticate, how do I ...?" tells its answer: asked without
-            if not named_by_heading(question, asked.fact.kind):
+            if not named_by_heading(question):
                 break
             refused.append(asked.question)  # its thing has no name of its own: the passage's next question
         return BaselineQuestion(
