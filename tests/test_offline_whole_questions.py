@@ -217,7 +217,5 @@ def test_an_error_without_its_cause_is_asked_neither_why_nor_what_for():
 
 
 def test_a_condition_keeps_the_means_it_names():
-    text = (
-        "When we interact with the API through the web browser, we can login, and the session provides authentication."
-    )
+    text = "When you interact with the API through the web browser, you can log in, and the session provides authentication."
     assert asked_about(text, "interact with the API through the web browser")
