@@ -19,11 +19,11 @@ def asked(text: str, title: str, count: int = 4) -> list[str]:
 def test_a_tutorial_narrating_its_steps_with_we_gives_no_question():
     narrated = (
         "Since we're using viewsets and routers, we can simply use the automatic schema generation. "
-        "If the --verbose option is passed, we get a value True in the callback."
+        "If the --verbose option is passed, we log each request to stderr."
     )
     assert asked(narrated, "Tutorial › Schemas") == []
     # the same facts told to the reader are asked
-    told = "If the --verbose option is passed, the callback receives the value True."
+    told = "If the --verbose option is passed, the client logs each request to stderr."
     assert any("--verbose" in question for question in asked(told, "Tutorial › Schemas"))
 
 

@@ -24,8 +24,9 @@ it is taken as answered when every stem of what it is about (its noun phrases, b
 "the Meta-Data extension" of "What does the Meta-Data extension add?", not the verb that asks)
 recurs in at least ``GENERAL_TOPIC_PASSAGES`` remaining passages: the corpus discusses it elsewhere.
 Reading the verb as a topic stem too let a page's held-out summary pass while six chunks of the same
-page remained: of the development readings, noun phrases alone catch one more answered turn ("Is there
-a way to override the 404 error page?") and refuse one more truly unanswerable one. Of the development
+page remained (a test-half reading, Markdown's, showed it). On the development readings, noun phrases alone
+catch one more answered turn ("Is there a way to override the 404 error page?") and refuse one more truly
+unanswerable one. Of the development
 readings' 20 unanswerable turns that name no code name, the three readers called answered had their
 rarest topic stem in 7, 15 and 36 chunks of the collection, and 8 of the 17 read as truly unanswerable
 had it in 5 or more (a turn refused is re-planned or dropped to answerable, and counted). The rule

@@ -3,9 +3,10 @@
 Each chunk is asked as a conversation's first turn, again with the questions before refused, up to
 ``per_chunk`` times; a question counts when :func:`~benchsmith.graphs.synthesis.turn_checks.ill_formed_question`
 (the audit's form rule and the quality gate's rules that read a question with its passage) passes it. A chunk
-with nothing left to ask gives the page-as-a-whole question, which ends its count. On a tutorial whose prose
-leans on its examples the supply is small (typer, test half: 18 chunks of 435, 18 distinct questions), and a benchmark
-of 20 conversations × 6 turns then repeats and drops turns; the dry run says so before a run is made.
+with nothing left to ask gives the page-as-a-whole question, which ends its count. A chunk's questions count
+once per reply: the same fact in another frame is a repeat. On a tutorial whose prose leans on its examples the
+supply is small (typer, test half: 18 chunks of 435, 18 distinct questions), and a benchmark of 20
+conversations × 6 turns then repeats and drops turns; the dry run says so before a run is made.
 """
 
 from __future__ import annotations

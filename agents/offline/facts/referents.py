@@ -16,7 +16,7 @@ also refuse what documentation says about a step or an example the reply leaves 
   of the manual: "the style of cooperation suggested in the previous section" (git, round 13);
 * the author speaking in the first person ("I simply can't thank them enough"), of the authors' own
   thing as the subject ("Our gold sponsors include ...", a tutorial's "Our view now ..."), or narrating the
-  tutorial's steps with "we" ("If the --version option is passed, we get a value True in the callback");
+  tutorial's steps with "we" ("Since we're using viewsets and routers, we can simply use ...");
 * "accordingly", "likewise", "similarly": "Displays the Next and Previous buttons accordingly"; "instead"
   without what it replaces: "Use the pytest_warning_recorded hook instead" (pytest, round 14);
 * "then" with no condition before it: "A string then means it's a queue name in task_queues";
@@ -135,11 +135,11 @@ def leans_on_context(
             # ..." (the example built on earlier pages): nothing a user has (drf, development round 13)
             return "speaks of the authors' own with 'our'"
         if not in_entry and lower == "we" and token.dep in ("nsubj", "nsubjpass"):
-            # a tutorial narrating its own steps: "If the --version option is passed, we get a value True in the
-            # callback", "Since we're using viewsets and routers, we can ...": what "we" did is the example's,
-            # which the reply does not show. On the development readings, facts answered by a sentence with "we"
-            # were broken 15 times of 31 against 377 of 2,004 (12 of 25 against 193 of 1,460 since round 12).
-            # An entry's description ("determines if we should strip") speaks of the code, and keeps it.
+            # a tutorial narrating its own steps: "Since we're using viewsets and routers, we can simply use the
+            # automatic schema generation", "When we interact with the API through the web browser, we can login":
+            # what "we" did is the example's, which the reply does not show. On the development readings, facts
+            # answered by a sentence with "we" were broken 15 times of 31 against 377 of 2,004 (12 of 25 against 193
+            # of 1,460 since round 12). An entry's description ("determines if we should strip") speaks of the code.
             return "narrates the tutorial's own steps with 'we'"
         if token.text in ("I", "me") and token.tag == "PRP":
             # the author speaking ("I simply can't thank them enough"): a page of thanks or a story, no fact of the
