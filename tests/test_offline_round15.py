@@ -6,19 +6,8 @@ from __future__ import annotations
 
 from benchsmith.agents.offline.asking import ask, named_by_heading
 from benchsmith.agents.offline.facts import passage_facts
-from benchsmith.agents.questioner import Questioner
 from benchsmith.entries import statements
-
-
-def asked(text: str, title: str, count: int = 6) -> list[str]:
-    """The questions the offline questioner asks of a passage, one after another (each refused in turn)."""
-    questions: list[str] = []
-    for _ in range(count):
-        draft = Questioner().baseline(gold={"text": text, "title": title}, history=[], refused=questions)
-        if draft.subject is None:  # nothing left: a question about the page as a whole
-            break
-        questions.append(draft.question)
-    return questions
+from tests.questioner_fixtures import asked
 
 
 def test_a_thing_named_only_by_a_section_title_is_not_asked_what_it_is():

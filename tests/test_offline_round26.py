@@ -3,17 +3,7 @@ narrating its own steps with "we" gives no question; an entry's description that
 
 from __future__ import annotations
 
-from benchsmith.agents.questioner import Questioner
-
-
-def asked(text: str, title: str, count: int = 4) -> list[str]:
-    questions: list[str] = []
-    for _ in range(count):
-        draft = Questioner().baseline(gold={"text": text, "title": title}, history=[], refused=questions)
-        if draft.subject is None:  # nothing left: a question about the page as a whole
-            break
-        questions.append(draft.question)
-    return questions
+from tests.questioner_fixtures import asked
 
 
 def test_a_tutorial_narrating_its_steps_with_we_gives_no_question():
