@@ -8,7 +8,7 @@ import collections
 import pytest
 
 from benchsmith.agents.offline.wording import FRAMES
-from benchsmith.evals.measures.answer_containment import contains_answer
+from benchsmith.evals.measures.answer_containment import answer_sentence, contains_answer
 from benchsmith.evals.quality_gate import GATE_CLASSES, TurnEvidence, judge_question, judge_turn
 from benchsmith.evals.quality_gate.question_rules import topic_not_noun_phrase
 
@@ -589,6 +589,28 @@ def test_turns_readers_called_ok_that_rules_once_flagged_pass(question, reply, g
 )
 def test_the_narrowed_rules_still_catch_what_readers_called_broken(question, reply, klass):
     assert klass in judge_turn(TurnEvidence(question, reply)).flags
+
+
+def test_a_member_inherited_in_the_same_words_answers_and_another_of_its_name_does_not():
+    """The answer to a question on an entry is what the held-out passage documents under it, not the heading that
+    shares its class's name; another class's member of the same name, described in those words (a base class's
+    method the subclass inherits), answers it."""
+    held = [
+        "FastSketch API\n\nclass quill.FastSketch(source=None, name=None)\n\n"
+        "quill.FastSketch.prepare(escape_func=None, **options)\n\n"
+        "Run preparations (parsing, caching, …). It should be possible to call this again to refresh a sketch.\n\n"
+        "quill.FastSketch.render(*args, **kwargs)\n\nRender the sketch using keyword arguments as local variables."
+    ]
+    question = "Why would I call FastSketch.prepare?"
+    assert answer_sentence(question, held) == "Run preparations (parsing, caching, …)."
+    inherited = (
+        "Sketches\n\nclassmethod quill.BaseSketch.global_config(key, *args)\n\nThis reads or sets the global "
+        "settings.\n\nquill.BaseSketch.prepare(**options)\n\nRun preparations (parsing, caching, …). It should be "
+        "possible to call this again to refresh a sketch or to update settings."
+    )
+    assert contains_answer(question, held, [inherited]) == "Run preparations (parsing, caching, …)."
+    namesake = "quill.Printer.prepare()\n\nWarm up the paper feed before the first page is printed."
+    assert contains_answer(question, held, [namesake]) is None
 
 
 def test_a_general_question_the_corpus_discusses_elsewhere_counts_as_answered():
