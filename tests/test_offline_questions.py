@@ -382,6 +382,29 @@ def test_an_entry_named_in_its_passage_is_asked_in_several_factoid_frames_under_
     assert max(frames.count(frame) for frame in set(frames)) <= len(frames) / 2
 
 
+def test_a_class_is_asked_in_several_factoid_frames_under_the_default_overlap_bound():
+    # a dotted class name passed the bound in "What purpose does X serve?" alone, so that frame took every factoid
+    # turn on a class (werkzeug, development: "What does the X class represent?" passed for 1 class of 46)
+    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
+    from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
+
+    gold = {
+        "title": "API › Sketches",
+        "text": "class quill.sketch.FastSketch(source=None)\n\nA sketch compiled once and rendered many times.",
+    }
+
+    def within(question: str) -> bool:
+        return lexical_overlap(question, [gold["text"]]) <= DEFAULT_MAX_OVERLAP
+
+    frames = set()
+    for conversation in range(24):
+        history = [{"question": f"How do I open file number {conversation}?", "question_type": "how-to"}]
+        asked = ask(gold, history, question_type="factoid", acceptable=within, conversation=f"c{conversation:04d}")
+        assert asked is not None and asked.question_type == "factoid" and within(asked.question)
+        frames.add(question_frame(asked.question))
+    assert len(frames) >= 3
+
+
 def test_a_type_the_passage_lacks_gives_way_to_the_type_the_conversation_asked_least():
     gold = {
         "title": "API › Sessions",
