@@ -405,6 +405,27 @@ def test_a_class_is_asked_in_several_factoid_frames_under_the_default_overlap_bo
     assert len(frames) >= 3
 
 
+def test_a_question_the_passage_cannot_be_asked_in_its_type_stays_a_question_not_a_keyword_query():
+    # a reference has no how-to; keyword queries were the fallback of a sixth of its turns where a tenth were
+    # planned (werkzeug and requests, development), so a planned question falls back to another question
+    gold = {
+        "title": "API › Sessions",
+        "text": "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix.",
+    }
+    history = [
+        {"question": question, "question_unpolished": question, "question_type": kind}
+        for question, kind in (
+            ("What is Session.close for?", "factoid"),
+            ("Why would I call Session.send?", "explanation"),
+        )
+    ]
+    for conversation in range(12):
+        asked = ask(gold, history, question_type="how-to", conversation=f"c{conversation:04d}")
+        assert asked is not None and asked.question_type not in ("keyword", "how-to")
+    asked = ask(gold, history, question_type="keyword")
+    assert asked is not None and asked.question_type == "keyword"  # planned, a keyword query is still asked
+
+
 def test_a_type_the_passage_lacks_gives_way_to_the_type_the_conversation_asked_least():
     gold = {
         "title": "API › Sessions",
