@@ -46,3 +46,45 @@ def test_one_run_draws_the_sample_it_drew_before_pooling(draw):
     after = draw(dialogues, 50, 7)
     assert len(after) == 50
     assert [(d["conversation_id"], i) for d, i in after] == [(d["conversation_id"], i) for d, i in before]
+
+
+def test_coverage_counts_a_reading_only_for_the_turn_it_read_and_the_last_file_wins(tmp_path, capsys):
+    import json
+
+    from benchsmith.stores.persistence.workspace import Workspace
+
+    spec = importlib.util.spec_from_file_location("reading_coverage", SCRIPT.with_name("reading_coverage.py"))
+    assert spec and spec.loader
+    coverage = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(coverage)
+    workspace = Workspace.resolve(tmp_path / "ws")
+    run_dir = workspace.run_dir("r1")
+    run_dir.mkdir(parents=True)
+    turns = [
+        {"question": "What is A?", "gold_ids": ["a"], "response": "A is a letter."},
+        {"question": "What is B?", "gold_ids": ["b"], "response": "B is now another reply."},
+        {"question": "What is C?", "gold_ids": ["c"], "response": "C is a letter."},
+    ]
+    (run_dir / "dialogues.jsonl").write_text(json.dumps({"conversation_id": "c0", "turns": turns}) + "\n")
+
+    def reading(question: str, gold: str, reply: str, verdict: str) -> str:
+        return json.dumps({"question": question, "gold_ids": [gold], "reply": reply, "verdict": verdict})
+
+    earlier, later = tmp_path / "r1.jsonl", tmp_path / "r2.jsonl"
+    earlier.write_text(
+        "\n".join(
+            [
+                reading("What is A?", "a", "A is a letter.", "ok"),
+                reading("What is B?", "b", "B was another reply.", "ok"),  # read with the reply it had then
+                reading("What is C?", "c", "C is a letter.", "ok"),
+            ]
+        )
+    )
+    later.write_text(reading("What is C?", "c", "C is a letter.", "broken"))
+    arguments = ["--workspace", str(workspace.root), "--run", "r1", "--turns", "3"]
+    assert coverage.main([*arguments, str(earlier), str(later)]) == 1  # B's reply changed: unread
+    printed = capsys.readouterr().out
+    assert "3 turns drawn, 2 read, 1 broken" in printed
+    assert "broken (None): What is C?" in printed and "unread: What is B?" in printed
+    assert coverage.main([*arguments, str(later), str(earlier)]) == 1  # the earlier file last: C reads ok
+    assert "2 read, 0 broken" in capsys.readouterr().out
