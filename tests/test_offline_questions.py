@@ -426,6 +426,24 @@ def test_a_question_the_passage_cannot_be_asked_in_its_type_stays_a_question_not
     assert asked is not None and asked.question_type == "keyword"  # planned, a keyword query is still asked
 
 
+def test_a_planned_keyword_query_has_a_second_frame_where_the_first_copies_its_passage():
+    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
+    from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
+
+    gold = {
+        "title": "API › Sessions",
+        "text": "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix. Its typical "
+        "use case is a custom transport.",
+    }
+
+    def within(question: str) -> bool:
+        return lexical_overlap(question, [gold["text"]]) <= DEFAULT_MAX_OVERLAP
+
+    assert not within("Session.mount typical use case")  # every word of it is in the passage
+    asked = ask(gold, [], question_type="keyword", acceptable=within)
+    assert asked is not None and asked.question_type == "keyword" and within(asked.question)
+
+
 def test_a_type_the_passage_lacks_gives_way_to_the_type_the_conversation_asked_least():
     gold = {
         "title": "API › Sessions",
