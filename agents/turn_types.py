@@ -284,7 +284,11 @@ def clarification_question(
         return _page_question(passages[0])
     meant = shared[1][0]
     named = short_name(meant)
-    found = ask(passages[0], history, statistics=statistics, only=lambda fact: fact.entry == meant)
+    # a question, not a keyword query: the reply to "Do you mean X or Y?" puts "it" for the entry, and "I mean
+    # Command.get_help: it typical use case" does not parse (click, test half, round 27)
+    found = ask(
+        passages[0], history, statistics=statistics, question_type="factoid", only=lambda fact: fact.entry == meant
+    )
     if found is None:
         return _page_question(passages[0])
     asked = (

@@ -53,6 +53,17 @@ def test_a_clarification_names_the_meant_entry_and_is_answered_from_it_alone():
     assert Responder().baseline(gold=LZMA, question=asked.question).answer == "Decompress a block of LZMA data."
 
 
+def test_a_clarification_is_a_question_never_a_keyword_query_with_it_for_the_name():
+    # "I mean Command.get_help: it typical use case" does not parse (click, test half, round 27)
+    for n in range(16):
+        history = [
+            {"question": f"How do I read file number {n}?", "response": "Open it."},
+            {"question": "What does decompress() do?", "response": "Do you mean lzma.decompress or bz2.decompress?"},
+        ]
+        asked = ask("clarification", [LZMA, BZ2], history)
+        assert asked.question.startswith("I mean lzma.decompress: ") and asked.question.endswith("?"), asked.question
+
+
 def test_a_multi_passage_question_asks_one_subject_of_each_passage():
     first = {
         "id": "s:0",
