@@ -10,8 +10,8 @@ sentences
    ``Session.mount``, ``InlineProcessor``: a code name as benchsmith.language reads one) and
    says something of it (``MIN_SENTENCE_WORDS`` words or more), or
    documents that entry (a sentence under its signature line, benchsmith/entries.py), or documents a
-   member of that name on another class in the words of the answer (``BaseTemplate.prepare`` for
-   ``SimpleTemplate.prepare``: an inherited method); or
+   member of that name on another class in the words of the answer (``VERBATIM_SHARE`` of its stems:
+   ``BaseTemplate.prepare`` for ``SimpleTemplate.prepare``, an inherited method); or
 2. holds every topic stem of the question (its content words less its frame: what it is
    about and what it asks of it), at least ``MIN_TOPIC_STEMS`` of them; or
 3. holds at least ``MIN_ANSWER_SHARE`` of the content stems of the **answer** (the held-out
@@ -107,12 +107,13 @@ def contains_answer(
             if any(same_entry(statement.entry, name.rstrip("()")) for name in names):
                 return statement.text  # the same entry, documented on another page
         for statement in documented:
-            # the member of another class in the answer's words: an inherited or aliased method
-            # (BaseTemplate.prepare for SimpleTemplate.prepare, MultiDict.get for HeaderDict.get)
+            # the member of another class in the answer's own words: an inherited or aliased method
+            # (BaseTemplate.prepare for SimpleTemplate.prepare, MultiDict.get for HeaderDict.get); sibling
+            # members that say the same of other data ("Loads the ledger of page 7") share less
             if (
                 statement.entry.rsplit(".", 1)[-1] in members
                 and answer_stems
-                and len(answer_stems & _stems(statement.text)) >= min_share * len(answer_stems)
+                and len(answer_stems & _stems(statement.text)) >= VERBATIM_SHARE * len(answer_stems)
             ):
                 return statement.text
         for sentence in sentences(passage) or [passage]:
