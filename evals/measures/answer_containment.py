@@ -102,16 +102,16 @@ def contains_answer(
     answer_stems = _stems(answer) if answer else set()
     members = {name.rstrip("()").rsplit(".", 1)[-1] for name in names if "." in name}
     for passage in remaining:
-        documented = [statement for statement in statements(passage) if statement.entry]
-        for statement in documented:
-            if any(same_entry(statement.entry, name.rstrip("()")) for name in names):
+        documented = [(statement.entry, statement) for statement in statements(passage) if statement.entry]
+        for entry, statement in documented:
+            if any(same_entry(entry, name.rstrip("()")) for name in names):
                 return statement.text  # the same entry, documented on another page
-        for statement in documented:
+        for entry, statement in documented:
             # the member of another class in the answer's own words: an inherited or aliased method
             # (BaseTemplate.prepare for SimpleTemplate.prepare, MultiDict.get for HeaderDict.get); sibling
             # members that say the same of other data ("Loads the ledger of page 7") share less
             if (
-                statement.entry.rsplit(".", 1)[-1] in members
+                entry.rsplit(".", 1)[-1] in members
                 and answer_stems
                 and len(answer_stems & _stems(statement.text)) >= VERBATIM_SHARE * len(answer_stems)
             ):
