@@ -611,6 +611,9 @@ def test_a_member_inherited_in_the_same_words_answers_and_another_of_its_name_do
     assert contains_answer(question, held, [inherited]) == "Run preparations (parsing, caching, …)."
     namesake = "quill.Printer.prepare()\n\nWarm up the paper feed before the first page is printed."
     assert contains_answer(question, held, [namesake]) is None
+    # a sibling that says part of it of other data is no inherited method
+    sibling = "quill.Tray.prepare()\n\nRun preparations (parsing, …) of the paper tray."
+    assert contains_answer(question, held, [sibling]) is None
 
 
 def test_a_general_question_the_corpus_discusses_elsewhere_counts_as_answered():

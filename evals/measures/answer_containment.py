@@ -140,9 +140,8 @@ def contains_answer(
 
 
 def _asked_names(question: str) -> list[str]:
-    """The code names the question asks about. The most specific are what it asks
-    about: in "What makes OrderedDict.pop raise KeyError?" the entry is OrderedDict.pop, and a sentence naming
-    KeyError is about another."""
+    """The code names the question asks about, the most specific only: in "What makes OrderedDict.pop raise
+    KeyError?" the entry is OrderedDict.pop, and a sentence naming KeyError is about another."""
     names = [name for name in CODE_NAME.findall(question) if len(name) > 3]
     return [name for name in names if QUALIFIED_NAME.search(name)] or names
 
