@@ -11,8 +11,15 @@ from benchsmith.agents.offline.wording import FRAMES, wordings
 from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.text import PassageStatistics
+from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.language import is_noun_phrase, parse, question_frame
+from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
 from benchsmith.words import COPIED_RUN, longest_shared_run, words
+
+
+def under_the_bound(gold: dict[str, str], bound: float = DEFAULT_MAX_OVERLAP):
+    """Synthesis's overlap check of a question against ``gold``, as the ``acceptable`` the questioner is given."""
+    return lambda question: lexical_overlap(question, [gold["text"]]) <= bound
 
 
 def facts_of(text: str, title: str = "Guide › Section") -> list[tuple[str, list[str]]]:
@@ -362,15 +369,11 @@ def test_a_frame_the_conversation_used_gives_way_before_the_question_type_asked_
 def test_an_entry_named_in_its_passage_is_asked_in_several_factoid_frames_under_the_overlap_bound():
     # "What does json.dump do?" shares every content word with its passage and the overlap bound
     # refuses it; the frames that pass must still vary across conversations (one took 23%)
-    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
-
     gold = {
         "title": "json › dump",
         "text": "json.dump(obj, fp)\n\nSerialize obj as a JSON formatted stream to fp.",
     }
-
-    def within(question: str) -> bool:
-        return lexical_overlap(question, [gold["text"]]) <= 0.78
+    within = under_the_bound(gold, 0.78)
 
     frames = []
     for conversation in range(24):
@@ -385,16 +388,11 @@ def test_an_entry_named_in_its_passage_is_asked_in_several_factoid_frames_under_
 def test_a_class_is_asked_in_several_factoid_frames_under_the_default_overlap_bound():
     # a dotted class name passed the bound in "What purpose does X serve?" alone, so that frame took every factoid
     # turn on a class (werkzeug, development: "What does the X class represent?" passed for 1 class of 46)
-    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
-    from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
-
     gold = {
         "title": "API › Sketches",
         "text": "class quill.sketch.FastSketch(source=None)\n\nA sketch compiled once and rendered many times.",
     }
-
-    def within(question: str) -> bool:
-        return lexical_overlap(question, [gold["text"]]) <= DEFAULT_MAX_OVERLAP
+    within = under_the_bound(gold)
 
     frames = set()
     for conversation in range(24):
@@ -427,17 +425,12 @@ def test_a_question_the_passage_cannot_be_asked_in_its_type_stays_a_question_not
 
 
 def test_a_planned_keyword_query_has_a_second_frame_where_the_first_copies_its_passage():
-    from benchsmith.evals.measures.lexical_overlap import lexical_overlap
-    from benchsmith.tools.defaults import DEFAULT_MAX_OVERLAP
-
     gold = {
         "title": "API › Sessions",
         "text": "requests.Session.mount(prefix, adapter)\n\nRegisters a connection adapter to a prefix. Its typical "
         "use case is a custom transport.",
     }
-
-    def within(question: str) -> bool:
-        return lexical_overlap(question, [gold["text"]]) <= DEFAULT_MAX_OVERLAP
+    within = under_the_bound(gold)
 
     assert not within("Session.mount typical use case")  # every word of it is in the passage
     asked = ask(gold, [], question_type="keyword", acceptable=within)
