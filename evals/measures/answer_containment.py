@@ -28,10 +28,10 @@ recurs in at least ``GENERAL_TOPIC_PASSAGES`` remaining passages: the corpus dis
 Reading the verb as a topic stem too let a page's held-out summary pass while six chunks of the same
 page remained (a test-half reading, Markdown's, showed it). On the development readings, noun phrases alone
 catch one more answered turn ("Is there a way to override the 404 error page?") and refuse one more truly
-unanswerable one. Of the development
-readings' 20 unanswerable turns that name no code name, the three readers called answered had their
-rarest topic stem in 7, 15 and 36 chunks of the collection, and 8 of the 17 read as truly unanswerable
-had it in 5 or more (a turn refused is re-planned or dropped to answerable, and counted). The rule
+unanswerable one. Of the development readings' 20 unanswerable turns that name no code name, the three
+readers called answered had their rarest topic stem in 7, 15 and 36 chunks of the collection, and 8 of the 17
+read as truly unanswerable had it in 5 or more (a turn refused is re-planned or dropped to answerable, and
+counted). The rule
 counts the passages it is given (synthesis and the audit give the retrievers' pool, up to 20), so it
 refuses at most as often as those collection counts say.
 
