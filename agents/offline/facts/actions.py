@@ -22,6 +22,7 @@ from benchsmith.agents.offline.facts.phrases import (
     noun_phrase,
     object_span,
     object_topic,
+    phrases_after,
     render,
     sentence_inner,
     span,
@@ -170,8 +171,15 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         and not _light_on_any(sentence, root)
     ):  # "start by reading X" names no task
         # with where it applies: "skip tests on a missing import" is not how to skip tests (pytest, rounds 8 and 11)
-        indices = verb_phrase(sentence, root, complement=True)
-        if fits(indices) and names_something(sentence, root) and (vp := render(sentence, indices)) and not found:
+        obj = sentence.child(root.index, "dobj")
+        indices = sorted({*verb_phrase(sentence, root, complement=True), *phrases_after(sentence, [obj.index])})
+        if (
+            fits(indices)
+            and contiguous(sentence, indices)
+            and names_something(sentence, root)
+            and (vp := render(sentence, indices))
+            and not found
+        ):
             found.append(("procedure", object_topic(sentence, root) or vp, (("vp", vp),)))
     return found or _trailing_purpose(sentence) or _passive_means(sentence)
 

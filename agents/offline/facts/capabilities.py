@@ -18,8 +18,8 @@ from benchsmith.agents.offline.facts.phrases import (
     fits,
     noun_phrase,
     object_topic,
+    phrases_after,
     render,
-    span,
     verb_phrase,
 )
 from benchsmith.agents.offline.facts.record import Found
@@ -52,21 +52,15 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         child.dep in ("relcl", "acl") and child.index not in indices for child in sentence.children(obj.index)
     ):
         return []  # "implement a hook [that defines markers]": the clause left out says which one
-    if any(child.dep == "advmod" and child.lemma in ("also", "even", "too") for child in sentence.children(root.index)):
-        # "You can also include your Markdown files in nested directories": what is new is where
-        heads = [root.index, *([obj.index] if obj is not None else [])]
-        indices = sorted(
-            {
-                *indices,
-                *(
-                    i
-                    for head in heads
-                    for child in sentence.children(head)
-                    if child.dep == "prep" and child.index > head
-                    for i in span(sentence, child.index)
-                ),
-            }
-        )
+    # the object's own phrase stays with it; after "also" the verb's is what is new too ("You can also include your
+    # Markdown files in nested directories")
+    also = any(
+        child.dep == "advmod" and child.lemma in ("also", "even", "too") for child in sentence.children(root.index)
+    )
+    heads = [*([root.index] if also else []), *([obj.index] if obj is not None else [])]
+    indices = sorted({*indices, *phrases_after(sentence, heads)})
+    if any("://" in sentence.tokens[i].text for i in indices):
+        return []  # "star Typer in GitHub (...): https://github.com/tiangolo/typer": a link parsed as a second object
     if not fits(indices) or not contiguous(sentence, indices) or not (vp := render(sentence, indices)):
         return []
     if _left_out_manner(sentence, root, indices):

@@ -389,6 +389,21 @@ def object_span(sentence: Sentence, head: Token) -> list[int]:
     return span(sentence, head.index, without=dropped)
 
 
+def phrases_after(sentence: Sentence, heads: list[int]) -> list[int]:
+    """The prepositional phrases that follow each head, less a role ("as a field option") and a means ("with the
+    --force option"), which are what a reply answers with. An object's own
+    phrase narrows what a user asks ("run a script [on initialization]", "use several data types [for the CLI
+    options]"); without it a question asks what no one doubts, and its reply answers the narrower case (cmd2 and
+    fastapi, development round 28; prompted by typer, test half)."""
+    return [
+        i
+        for head in heads
+        for child in sentence.children(head)
+        if child.dep == "prep" and child.index > head and child.lemma not in ("as", *MEANS_PREPOSITIONS)
+        for i in span(sentence, child.index)
+    ]
+
+
 def one_of_a_list(sentence: Sentence, head: Token) -> bool:
     """An object listed beside "other" things ("use primary key and various other relationships"): the sentence
     names it as one example of a kind, and "can I use primary key?" asks what it never said (drf, round 13)."""
