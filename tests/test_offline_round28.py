@@ -1,6 +1,7 @@
 """Round 28 of the offline questioner: a capability keeps its object's own phrase ("run a script on
 initialization"), so a yes/no question never asks whether a user can do what no one doubts while its reply
-answers the narrower case; a link parsed into the verb phrase is no action."""
+answers the narrower case; a link parsed into the verb phrase is no action; a task done "too" or "also" is
+not asked without what it is besides."""
 
 from __future__ import annotations
 
@@ -44,3 +45,17 @@ def test_a_link_parsed_into_the_verb_phrase_is_no_action():
         'You can "star" Typer in GitHub (clicking the star button at the top right): https://github.com/tiangolo/typer.'
     )
     assert not any("github.com" in question for question in asked)
+
+
+def test_a_task_done_too_or_also_is_not_asked_alone():
+    # drf (development, read broken): "How do I also support .save()?" leans on what the question never says
+    assert not questions("To also support .save(), override the create method.")
+    assert not questions("To accept slashes too, you have to add a custom regular pattern to the placeholder.")
+    # without the additive word it is a task like any other, and "also" before a capability's verb is no part of it
+    assert "How do I accept slashes?" in questions(
+        "To accept slashes, you have to add a custom regular pattern to the placeholder."
+    )
+    assert any(
+        "include my Markdown files in nested directories" in question
+        for question in questions("You can also include your Markdown files in nested directories.")
+    )

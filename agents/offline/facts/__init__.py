@@ -70,6 +70,10 @@ SELF_NOUNS = frozenset(
     "hook plugin object instance parameter argument key field flag".split()
 )
 
+# A task "too" or "also": "How do I also support .save()?" (drf, development round 28, read broken), "How do I
+# accept slashes too?" (bottle, test half) ask for what comes besides something the question never says.
+ADDITIVE = re.compile(r"\balso\b|\b(?:too|as well)$")
+
 
 @functools.lru_cache(maxsize=4096)
 def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
@@ -99,6 +103,7 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
                 Fact(kind, topic, slots, statement.position, answer, statement.entry, statement.entry_kind)
                 for kind, topic, slots in reader(statement, sentence)
                 if dict(slots).get(GIVEN_SLOT) not in named_before
+                and not ADDITIVE.search(dict(slots).get("vp", ""))
                 and (len(answer) > 1 or PARTIAL_SLOT not in dict(slots))
             )
     facts.extend(sections(found, title))
