@@ -170,9 +170,10 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         and sentence.child(root.index, "dobj") is not None
         and not _light_on_any(sentence, root)
     ):  # "start by reading X" names no task
-        # with where it applies: "skip tests on a missing import" is not how to skip tests (pytest, rounds 8 and 11)
-        obj = sentence.child(root.index, "dobj")
-        indices = sorted({*verb_phrase(sentence, root, complement=True), *phrases_after(sentence, [obj.index])})
+        # with where it applies: "skip tests on a missing import" is not how to skip tests (pytest, rounds 8 and 11),
+        # and the object's own phrase: "run a script on initialization" (cmd2, round 28)
+        objects = [obj.index for obj in sentence.children(root.index) if obj.dep == "dobj"]
+        indices = sorted({*verb_phrase(sentence, root, complement=True), *phrases_after(sentence, objects[:1])})
         if (
             fits(indices)
             and contiguous(sentence, indices)
