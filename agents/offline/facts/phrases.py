@@ -391,10 +391,10 @@ def object_span(sentence: Sentence, head: Token) -> list[int]:
 
 def phrases_after(sentence: Sentence, heads: list[int]) -> list[int]:
     """The prepositional phrases that follow each head, less a role ("as a field option") and a means ("with the
-    --force option"), which are what a reply answers with. An object's own
-    phrase narrows what a user asks ("run a script [on initialization]", "use several data types [for the CLI
-    options]"); without it a question asks what no one doubts, and its reply answers the narrower case (cmd2 and
-    fastapi, development round 28; prompted by typer, test half)."""
+    --force option"), which are what a reply answers with. An object's own phrase narrows what a user asks ("run
+    a script [on initialization]", "use several data types [for the CLI options]"); without it a question asks
+    what no one doubts, and its reply answers the narrower case (cmd2 and fastapi, development round 28;
+    prompted by typer, test half)."""
     return [
         i
         for head in heads
