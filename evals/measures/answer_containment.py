@@ -31,9 +31,8 @@ catch one more answered turn ("Is there a way to override the 404 error page?") 
 unanswerable one. Of the development readings' 20 unanswerable turns that name no code name, the three
 readers called answered had their rarest topic stem in 7, 15 and 36 chunks of the collection, and 8 of the 17
 read as truly unanswerable had it in 5 or more (a turn refused is re-planned or dropped to answerable, and
-counted). The rule
-counts the passages it is given (synthesis and the audit give the retrievers' pool, up to 20), so it
-refuses at most as often as those collection counts say.
+counted). The rule counts the passages it is given (synthesis and the audit give the retrievers' pool, up to
+20), so it refuses at most as often as those collection counts say.
 
 Calibrated on the development half's readings (data/readings/development): the readers' eight
 "unanswerable turn the corpus answers" were seven code names documented elsewhere and one

@@ -158,6 +158,7 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
         )
     ]
     # "with" is a means when it names a tool ("with the --force option"), not "replace X with a new one"
+    obj = sentence.child(root.index, "dobj")
     if (
         root.pos == "VERB"
         and means
@@ -167,13 +168,12 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             # already, no step (FastAPI, development round 22)
             or (said_to_you(sentence, root) and _modal(sentence, root))
         )
-        and sentence.child(root.index, "dobj") is not None
+        and obj is not None
         and not _light_on_any(sentence, root)
     ):  # "start by reading X" names no task
         # with where it applies: "skip tests on a missing import" is not how to skip tests (pytest, rounds 8 and 11),
         # and the object's own phrase: "run a script on initialization" (cmd2, round 28)
-        objects = [obj.index for obj in sentence.children(root.index) if obj.dep == "dobj"]
-        indices = sorted({*verb_phrase(sentence, root, complement=True), *phrases_after(sentence, objects[:1])})
+        indices = sorted({*verb_phrase(sentence, root, complement=True), *phrases_after(sentence, [obj.index])})
         if (
             fits(indices)
             and contiguous(sentence, indices)

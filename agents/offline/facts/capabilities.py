@@ -25,6 +25,7 @@ from benchsmith.agents.offline.facts.phrases import (
 from benchsmith.agents.offline.facts.record import Found
 from benchsmith.entries import Statement
 from benchsmith.language import Sentence, Token
+from benchsmith.passages import URL_ONLY
 
 # Nouns of the manual itself: "You can consult the funcarg comparison section in the docs" reads the manual.
 MANUAL_NOUNS = frozenset("section docs documentation chapter page guide tutorial manual reference".split())
@@ -59,7 +60,7 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     )
     heads = [*([root.index] if also else []), *([obj.index] if obj is not None else [])]
     indices = sorted({*indices, *phrases_after(sentence, heads)})
-    if any("://" in sentence.tokens[i].text for i in indices):
+    if any(URL_ONLY.match(sentence.tokens[i].text) for i in indices):
         return []  # "star Typer in GitHub (...): https://github.com/tiangolo/typer": a link parsed as a second object
     if not fits(indices) or not contiguous(sentence, indices) or not (vp := render(sentence, indices)):
         return []
