@@ -302,6 +302,42 @@ def test_html_headings_code_and_navigation():
     assert [(level, title) for _, level, title in document.headings] == [(1, "Guide"), (2, "Install")]
 
 
+def test_a_page_the_build_left_as_markdown_is_read_by_its_markdown_headings():
+    # Debian's python-black-doc: MyST sources built without the MyST parser, so the headings are paragraphs, the
+    # only <h1> is a stray ")" and emphasis shows its marks
+    html = (
+        "<html><head><title>&lt;no title&gt;</title></head><body><div class='body'>"
+        "<p># The basics</p><p>Configure _Black_ with a **pyproject.toml** file.</p>"
+        "<p>## What on Earth is a pyproject.toml file?</p><p>A file read from src/_black_version.py.</p>"
+        "<p># Unit tests\n(.venv)$ tox -e py</p><h1>)<a class='headerlink' href='#id13'>¶</a></h1>"
+        "<p>Options such as --line-length.</p></div></body></html>"
+    )
+    document = clean_document(Document("b.html", "/b.html", "b", "html", html))
+    assert [(level, title) for _, level, title in document.headings] == [
+        (1, "The basics"),
+        (2, "What on Earth is a pyproject.toml file?"),
+    ]
+    assert "Configure Black with a pyproject.toml file." in document.text
+    assert "src/_black_version.py" in document.text  # an underscore of a name is no emphasis
+    assert "# Unit tests (.venv)$ tox -e py" in document.text  # a shell comment over its command is no heading
+    assert ")" not in [title for _, _, title in document.headings]
+
+
+def test_a_page_with_headings_keeps_a_markdown_like_paragraph_as_text():
+    # valgrind's Callgrind format page: a file format's first line, on a page the build rendered
+    html = "<html><body><h1>Callgrind Format</h1><p># callgrind format</p><p>Some _emphasis_ stays.</p></body></html>"
+    document = clean_document(Document("c.html", "/c.html", "c", "html", html))
+    assert [title for _, _, title in document.headings] == ["Callgrind Format"]
+    assert "# callgrind format" in document.text and "_emphasis_" in document.text
+
+
+def test_a_heading_of_a_lone_option_marker_stays():
+    # nodejs's command-line page heads the sections of the "-" and "--" options with them
+    html = "<html><body><h1>CLI</h1><h2>-</h2><p>Alias for stdin.</p><h2>--</h2><p>Ends the options.</p></body></html>"
+    document = clean_document(Document("n.html", "/n.html", "n", "html", html))
+    assert [title for _, _, title in document.headings] == ["CLI", "-", "--"]
+
+
 @pytest.mark.parametrize(
     "kind, source",
     [

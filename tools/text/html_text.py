@@ -278,23 +278,66 @@ def html_page(html: str) -> tuple[str, PageProfile]:
     parser = _VisibleTextParser()
     parser.feed(html)
     parser.close()
-    out: list[str] = []
+    parts: list[tuple[str, str | None]] = []  # each part as shown, and a prose paragraph's raw text
     for kind, content in parser.segments:
         if kind == "text":
-            paragraphs = (
-                _table_row(_MARKER_SPACE.sub("\ue001", " ".join(paragraph.replace("¶", " ").split())))
-                for paragraph in content.split("\n\n")
-            )
-            out.extend(paragraph for paragraph in paragraphs if paragraph and not paragraph.endswith("\ue001"))
+            for paragraph in (part.replace("¶", " ") for part in content.split("\n\n")):
+                text = _table_row(_MARKER_SPACE.sub("\ue001", " ".join(paragraph.split())))
+                if text and not _empty_heading(text):
+                    parts.append((text, paragraph))
         else:
-            out.append("\n".join(fenced_code(kind.partition(":")[2], content.strip("\n").split("\n"))).strip("\n"))
+            code = "\n".join(fenced_code(kind.partition(":")[2], content.strip("\n").split("\n"))).strip("\n")
+            parts.append((code, None))
+    if not any(text.startswith("\ue000") for text, _ in parts):
+        parts = _rendered_markdown(parts)
     joined: list[str] = []
-    for part in filter(None, out):
+    for part in filter(None, (text for text, _ in parts)):
         if joined and _is_row(part) and _is_row(joined[-1].rsplit("\n", 1)[-1]):
             joined[-1] += "\n" + part  # a table's rows stay together, one line each
         else:
             joined.append(part)
     return "\n\n".join(joined), parser.profile
+
+
+# A Markdown heading the build left as text: Debian's python-black-doc was built without the MyST parser, so each
+# page's "# The basics", "## Usage" is a paragraph and its only <h1> is a stray ")" (development, round 29).
+UNRENDERED_HEADING = re.compile(r"(?P<level>#{1,6}) (?P<title>[^#\n]*[^\s#.:;,!])")
+MAX_HEADING_WORDS = 12
+# Its emphasis, left as written: "_Black_ looks for the file", "**not**" (on such a page only: elsewhere an
+# underscore belongs to a name).
+UNRENDERED_EMPHASIS = re.compile(
+    r"(?<![\w*])(?P<mark>\*\*|\*|__|_)(?P<text>[A-Za-z][^*_\n]*?[A-Za-z.)])(?P=mark)(?![\w*])"
+)
+
+
+def _rendered_markdown(parts: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """A page with no heading of its own whose paragraphs hold Markdown headings: those as headings, and the
+    emphasis of its prose unwrapped. A page with headings keeps a "# ..." paragraph as it is (a file format's
+    first line: valgrind's "# callgrind format")."""
+    headings = [_markdown_heading(raw) if raw is not None else None for _, raw in parts]
+    if not any(headings):
+        return parts
+    return [
+        (heading or (UNRENDERED_EMPHASIS.sub(r"\g<text>", text) if raw is not None else text), raw)
+        for (text, raw), heading in zip(parts, headings)
+    ]
+
+
+def _markdown_heading(paragraph: str) -> str | None:
+    """A paragraph of one line that is a Markdown heading, as the heading it was meant to be; else None. A shell
+    comment opens a paragraph too ("# Unit tests" over "(.venv)$ tox -e py"), on a line of its own."""
+    found = UNRENDERED_HEADING.fullmatch(paragraph.strip())
+    if found is None or len(found["title"].split()) > MAX_HEADING_WORDS:
+        return None
+    return heading_marker(len(found["level"])) + " ".join(found["title"].split())
+
+
+def _empty_heading(paragraph: str) -> bool:
+    """A heading with nothing after its marker, or only a stray closing bracket (")", "}": python-black-doc):
+    it names no section. "-" and "--" head the sections of those command-line options (nodejs)."""
+    if not paragraph.startswith("\ue000"):
+        return False
+    return not paragraph.rpartition("\ue001")[2].strip(" )]}")
 
 
 def _is_row(line: str) -> bool:
