@@ -331,15 +331,18 @@ def _says_how(reply: str, question: str) -> bool:
             continue
         if _instruction(parsed):
             return True
-        purpose = re.match(r"(?i)to\b[^,]+,\s*(?P<then>.+)", sentence)
+        purpose = PURPOSE_FIRST.match(sentence)
         if purpose and (then := parse(purpose["then"])).tokens and _instruction(then):
-            return True  # "To use a bytecode cache, instantiate it ...", however the parser joins it
+            # "To use a bytecode cache, instantiate it ...", "If you want to format Jupyter Notebooks, install with
+            # pip install ..." (black, development round 29), however the parser joins it
+            return True
         if any(
             token.text.lower() in MEANS_WORDS
-            and token.dep in ("prep", "mark", "advmod", "pcomp")
+            and (token.dep in ("prep", "mark", "advmod", "pcomp") or (token.tag == "VBG" and token.dep != "ROOT"))
             and token.text.lower() != "with"
             for token in parsed.tokens
         ):
+            # "using a docstring" however the parser hangs it (on the object: nox, development round 29)
             return True
         if parsed.tokens[0].text.lower() == "to" and any(token.dep == "advcl" for token in parsed.tokens):
             return True
@@ -352,6 +355,10 @@ def _says_how(reply: str, question: str) -> bool:
         ):
             return True  # "you should list it on the Wiki", "you need to combine X with Y"
     return False
+
+
+# A sentence that opens with the user's task and goes on with what to do.
+PURPOSE_FIRST = re.compile(r"(?i)(?:to|if you (?:want|need|wish|would like) to)\b[^,]+,\s*(?P<then>.+)")
 
 
 def _instruction(parsed: Sentence) -> bool:
