@@ -309,6 +309,7 @@ def test_a_page_the_build_left_as_markdown_is_read_by_its_markdown_headings():
         "<html><head><title>&lt;no title&gt;</title></head><body><div class='body'>"
         "<p># The basics</p><p>Configure _Black_ with a **pyproject.toml** file.</p>"
         "<p>## What on Earth is a pyproject.toml file?</p><p>A file read from src/_black_version.py.</p>"
+        "<p>## Where _Black_ looks for the file</p>"
         "<p># Unit tests\n(.venv)$ tox -e py</p><h1>)<a class='headerlink' href='#id13'>¶</a></h1>"
         "<p>Options such as --line-length.</p></div></body></html>"
     )
@@ -316,6 +317,7 @@ def test_a_page_the_build_left_as_markdown_is_read_by_its_markdown_headings():
     assert [(level, title) for _, level, title in document.headings] == [
         (1, "The basics"),
         (2, "What on Earth is a pyproject.toml file?"),
+        (2, "Where Black looks for the file"),
     ]
     assert "Configure Black with a pyproject.toml file." in document.text
     assert "src/_black_version.py" in document.text  # an underscore of a name is no emphasis

@@ -318,7 +318,7 @@ def _rendered_markdown(parts: list[tuple[str, str | None]]) -> list[tuple[str, s
     if not any(headings):
         return parts
     return [
-        (heading or (UNRENDERED_EMPHASIS.sub(r"\g<text>", text) if raw is not None else text), raw)
+        (UNRENDERED_EMPHASIS.sub(r"\g<text>", heading or text) if raw is not None else text, raw)
         for (text, raw), heading in zip(parts, headings)
     ]
 
