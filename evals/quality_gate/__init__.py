@@ -24,8 +24,8 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
   question whose reply defines the asked thing with a phrase or clause the question dropped ("What
   exactly is Support?" answered "Support for these types of ... is ..."); a question whether or how
   a thing can be done answered for a case it never names ("If you have a test suite where ..., you
-  can ..."); a how-question answered only that it can be done (a recommendation, "To X, do Y" and
-  an instruction say how). A question for what a thing returns may be answered by a type alone
+  can ..."); a how-question answered only that it can be done (a recommendation, "To X, do Y", "If
+  you want to X, do Y", a means wherever the parser hangs it and an instruction say how). A question for what a thing returns may be answered by a type alone
   ("Optional[jinja2.Environment]"). A reply that runs on past the next entry's signature line into its
   description (entry_crossing.py: "Clear the auth info and enable basic auth. Clear the auth info and
   enable digest auth." for set_basic; development readings 4 flagged, all broken); "what do I need to
