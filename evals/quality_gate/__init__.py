@@ -25,12 +25,13 @@ agents, a model, an imported benchmark). Thresholds were set on the development 
   exactly is Support?" answered "Support for these types of ... is ..."); a question whether or how
   a thing can be done answered for a case it never names ("If you have a test suite where ..., you
   can ..."); a how-question answered only that it can be done (a recommendation, "To X, do Y", "If
-  you want to X, do Y", a means wherever the parser hangs it and an instruction say how). A question for what a thing returns may be answered by a type alone
-  ("Optional[jinja2.Environment]"). A reply that runs on past the next entry's signature line into its
-  description (entry_crossing.py: "Clear the auth info and enable basic auth. Clear the auth info and
-  enable digest auth." for set_basic; development readings 4 flagged, all broken); "what do I need to
-  do?" answered with no move of the user's ("you're probably using the built-in server": no must,
-  should, can or instruction; 2 flagged, both broken, none of the frame's 24 read ok).
+  you want to X, do Y", a means wherever the parser hangs it and an instruction say how). A question
+  for what a thing returns may be answered by a type alone ("Optional[jinja2.Environment]"). A reply
+  that runs on past the next entry's signature line into its description (entry_crossing.py: "Clear
+  the auth info and enable basic auth. Clear the auth info and enable digest auth." for set_basic;
+  development readings 4 flagged, all broken); "what do I need to do?" answered with no move of the
+  user's ("you're probably using the built-in server": no must, should, can or instruction; 2
+  flagged, both broken, none of the frame's 24 read ok).
 * ``dangling_referent``: a first question that says "it", "this", "they"; a reply whose first
   sentence's subject is a pronoun or demonstrative ("This is useful for ...") that nothing in the
   reply or the question names; a condition question ("What happens if I provide no ids?") with no

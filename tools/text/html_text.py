@@ -6,6 +6,10 @@ viewcode's ``[source]`` links, toctree wrappers, breadcrumbs; ``role="navigation
 ``<h1>``–``<h6>`` become heading markers (``tools.text.headings``); ``<pre>`` keeps its lines, fenced
 with the language that a Sphinx ``highlight-LANG`` or ``language-LANG`` class names.
 
+A page the build left as Markdown source (no heading of its own, one-line paragraphs such as ``## Usage``:
+Debian's python-black-doc, built without the MyST parser) is read by those as its headings, its emphasis marks
+dropped; a heading of a stray closing bracket names no section.
+
 An API entry of a Sphinx build (``<dt class="sig" id="requests.Response.close">close()</dt>``)
 becomes one line that names it fully, ``requests.Response.close()``: the page shows the short
 name under its class, which the text alone would lose. A table row becomes one line with its
@@ -23,7 +27,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from benchsmith.tools.text.headings import heading_marker
+from benchsmith.tools.text.headings import MARK_END, MARK_START, heading_marker
 from benchsmith.tools.text.page_kinds import PageProfile
 from benchsmith.tools.text.sphinx_markup import fenced_code
 
@@ -288,7 +292,7 @@ def html_page(html: str) -> tuple[str, PageProfile]:
         else:
             code = "\n".join(fenced_code(kind.partition(":")[2], content.strip("\n").split("\n"))).strip("\n")
             parts.append((code, None))
-    if not any(text.startswith("\ue000") for text, _ in parts):
+    if not any(text.startswith(MARK_START) for text, _ in parts):
         parts = _rendered_markdown(parts)
     joined: list[str] = []
     for part in filter(None, (text for text, _ in parts)):
@@ -312,8 +316,8 @@ UNRENDERED_EMPHASIS = re.compile(
 
 def _rendered_markdown(parts: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
     """A page with no heading of its own whose paragraphs hold Markdown headings: those as headings, and the
-    emphasis of its prose unwrapped. A page with headings keeps a "# ..." paragraph as it is (a file format's
-    first line: valgrind's "# callgrind format")."""
+    emphasis of its headings and prose unwrapped. A page with headings keeps a "# ..." paragraph as it is (a
+    file format's first line: valgrind's "# callgrind format")."""
     headings = [_markdown_heading(raw) if raw is not None else None for _, raw in parts]
     if not any(headings):
         return parts
@@ -335,9 +339,9 @@ def _markdown_heading(paragraph: str) -> str | None:
 def _empty_heading(paragraph: str) -> bool:
     """A heading with nothing after its marker, or only a stray closing bracket (")", "}": python-black-doc):
     it names no section. "-" and "--" head the sections of those command-line options (nodejs)."""
-    if not paragraph.startswith("\ue000"):
+    if not paragraph.startswith(MARK_START):
         return False
-    return not paragraph.rpartition("\ue001")[2].strip(" )]}")
+    return not paragraph.rpartition(MARK_END)[2].strip(" )]}")
 
 
 def _is_row(line: str) -> bool:
