@@ -92,7 +92,7 @@ BLOCK_TAGS = {
 }
 VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 HEADINGS = {f"h{level}": level for level in range(1, 7)}
-_MARKER_SPACE = re.compile("\ue001 +")  # a heading's text starts right after its marker
+_MARKER_SPACE = re.compile(f"{MARK_END} +")  # a heading's text starts right after its marker
 _LANGUAGE_CLASS = re.compile(r"\b(?:highlight|language|lang)-([\w+#.-]+)")
 # An API object description: Sphinx's <dl class="py function"> (any domain object: "py", "c", "cpp", "js"...),
 # Sphinx < 4's <dl class="function">, mkdocstrings' <div class="doc doc-object doc-class">.
@@ -286,7 +286,7 @@ def html_page(html: str) -> tuple[str, PageProfile]:
     for kind, content in parser.segments:
         if kind == "text":
             for paragraph in (part.replace("¶", " ") for part in content.split("\n\n")):
-                text = _table_row(_MARKER_SPACE.sub("\ue001", " ".join(paragraph.split())))
+                text = _table_row(_MARKER_SPACE.sub(MARK_END, " ".join(paragraph.split())))
                 if text and not _empty_heading(text):
                     parts.append((text, paragraph))
         else:

@@ -99,13 +99,17 @@ def passage_facts(text: str, title: str = "") -> tuple[Fact, ...]:
         describes = docstring_mood(statement, sentence) or statement.entry_kind == "option"
         named_before = {token.lemma for earlier in parsed[: statement.position] for token in earlier.tokens}
         for reader in ENTRY_READERS if describes else READERS:
-            facts.extend(
-                Fact(kind, topic, slots, statement.position, answer, statement.entry, statement.entry_kind)
-                for kind, topic, slots in reader(statement, sentence)
-                if dict(slots).get(GIVEN_SLOT) not in named_before
-                and not ADDITIVE.search(dict(slots).get("vp", ""))
-                and (len(answer) > 1 or PARTIAL_SLOT not in dict(slots))
-            )
+            for kind, topic, slots in reader(statement, sentence):
+                said = dict(slots)
+                if (
+                    said.get(GIVEN_SLOT) in named_before
+                    or ADDITIVE.search(said.get("vp", ""))
+                    or (len(answer) < 2 and PARTIAL_SLOT in said)
+                ):
+                    continue
+                facts.append(
+                    Fact(kind, topic, slots, statement.position, answer, statement.entry, statement.entry_kind)
+                )
     facts.extend(sections(found, title))
     told = {fact.statement for fact in facts if fact.kind == "procedure"}
     passage = units(text)  # the examples: statements leave code out
