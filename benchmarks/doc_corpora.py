@@ -1,6 +1,6 @@
 """The real documentation trees of the study: what they are, how to install them, and their ingestion.
 
-Twenty-three corpora, in two halves: rules are tuned on the development half only and judged on the
+Twenty-five corpora, in two halves: rules are tuned on the development half only and judged on the
 test half. Each is a tree Debian installs (its ``-doc`` package), a project's documentation sources
 as its PyPI sdist publishes them (unpacked under ``$BENCHSMITH_CORPORA``, default
 ``~/.cache/benchsmith/corpora``), or the ``stdlib`` source.
@@ -213,6 +213,22 @@ CORPORA = (
         "Sphinx HTML from MyST sources: a formatter's command-line options, code style and integration guides",
         "python-black-doc",
         "/usr/share/doc/python-black-doc/html",
+    ),
+    # added to the development half in the twenty-fifth session, more trees in typer's voice: a framework for
+    # command-line programs (cliff, typer's kind of library) and a task runner's tutorial and command pages (doit)
+    Corpus(
+        "cliff",
+        "development",
+        "Sphinx HTML: a framework for command-line programs, its user guide, demo app and reference",
+        "python-cliff-doc",
+        "/usr/share/doc/python-cliff-doc/html",
+    ),
+    Corpus(
+        "doit",
+        "development",
+        "Sphinx HTML: a task runner's tutorial, command-line usage and configuration pages",
+        "python-doit-doc",
+        "/usr/share/doc/python-doit-doc/html",
     ),
 )
 BY_NAME = {corpus.name: corpus for corpus in CORPORA}
