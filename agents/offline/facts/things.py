@@ -94,12 +94,15 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
         child.dep == "advcl" or (child.dep == "prep" and child.lemma in ("give", "unlike", "like"))
         for child in sentence.children(root.index)
     ) or any(
-        child.lemma in RELATIVE | QUANTIFIERS and child.dep in ("amod", "det", "advmod")
+        (child.lemma in RELATIVE | QUANTIFIERS and child.dep in ("amod", "det", "advmod"))
+        or (child.lemma in EVALUATIVE and child.dep == "amod")
         for child in sentence.children(subject.index)
     ):
         # "Given N <references>, the first N lines are ...", "If the filter contains n entries, then the filter size
         # is ...": true only under a condition; "Unlike commiturl, pushurl is a base path": a contrast, not what it is
-        # (git, round 13); "a related concept", "any unknown capability": no one thing
+        # (git, round 13); "a related concept", "any unknown capability": no one thing; "A common scenario is a task
+        # that ...", "A simple dictionary is actually the most flexible representation": a case the page weighs, no
+        # term ("What exactly is a common scenario?" read broken: doit, development, twenty-fifth session)
         return []  # "If the filter contains n entries, then the filter size is ...": true only under a condition
     equatives = [t for t in sentence.tokens if t.lemma == "as" and t.dep == "advmod" and t.head > t.index]
     if equatives and not any(t.lemma == "as" and t.index > equatives[-1].index for t in sentence.tokens):
