@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -321,3 +322,26 @@ def test_help_paragraphs_are_reflowed_not_broken_where_the_source_wraps(words):
     paragraph = inspect.cleandoc(command.callback.__doc__).split("\n\n")[1]
     assert "\n" in paragraph  # the source wraps it
     assert " ".join(paragraph.split("\n"))[:150] in result.output.replace("\n", "\x00")  # on one output line
+
+
+def test_synthesize_by_default_fits_a_collection_with_fewer_clusters(clustered_workspace):
+    # a new user's first run on a small tree: the default number of conversations fits, and says so; a number
+    # asked for is never cut (above)
+    result = invoke(
+        "synthesize",
+        "--collection",
+        "docs",
+        "--turns",
+        "2",
+        "--cluster-size",
+        "8",
+        "--run-id",
+        "cli-synth-default",
+        "-w",
+        str(clustered_workspace.root),
+    )
+    assert result.exit_code == 0, result.output
+    fitted = re.search(r"synthesizing (\d+) conversations, not the default 20", " ".join(result.output.split()))
+    assert fitted is not None, result.output
+    dialogues = clustered_workspace.runs_dir / "cli-synth-default" / "dialogues.jsonl"
+    assert len(dialogues.read_text().splitlines()) == int(fitted[1]) < 20

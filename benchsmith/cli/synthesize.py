@@ -38,8 +38,15 @@ estimate_synthesis = deferred("benchsmith.jobs.synthesize", "estimate_synthesis"
 def synthesize(
     collection: Annotated[str, typer.Option(help="The ingested collection the conversations walk through.")],
     conversations: Annotated[
-        int, typer.Option(min=1, max=MAX_CONVERSATIONS, help="Conversations to synthesize (one cluster each).")
-    ] = SYNTHESIS_CONVERSATIONS,
+        int | None,
+        typer.Option(
+            min=1,
+            max=MAX_CONVERSATIONS,
+            show_default=False,
+            help=f"Conversations to synthesize (one cluster each). [default: {SYNTHESIS_CONVERSATIONS}, or one per "
+            "cluster of a collection with fewer]",
+        ),
+    ] = None,
     turns: Annotated[int, typer.Option(min=1, max=MAX_TURNS, help="Turns per conversation.")] = SYNTHESIS_TURNS,
     *,
     settings: dict[str, Any],
@@ -59,7 +66,8 @@ def synthesize(
         arguments={"collection": collection, **arguments},
         estimate=estimate_synthesis,
         summary=print_synthesis_statistics,
-        about=f" · {conversations} conversations × {turns} turns · {shown(settings['llm'])} · "
+        about=f" · {conversations or f'up to {SYNTHESIS_CONVERSATIONS}'} conversations × {turns} turns · "
+        f"{shown(settings['llm'])} · "
         f"concurrency {settings['concurrency']}"
         + (f" · on Ray at {shown(settings['ray'])}" if settings["ray"] else ""),
         notes=[rates],

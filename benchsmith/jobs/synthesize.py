@@ -162,7 +162,7 @@ def _clusters(
 def synthesize(
     collection: str,
     *,
-    conversations: int = SYNTHESIS_CONVERSATIONS,
+    conversations: int | None = None,
     turns: int = SYNTHESIS_TURNS,
     run_id: str | None = None,
     on_event: EventHandler | None = None,
@@ -196,8 +196,9 @@ def synthesize(
     database: str | None = None,
     ray: str | None = None,
 ) -> SynthesisResult:
-    """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection``; every
-    setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
+    """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection`` (by default
+    ``SYNTHESIS_CONVERSATIONS``, or one per cluster where the collection has fewer clusters, with a
+    warning); every setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
     ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) its
     checkpoints, model cache, usage and record are in PostgreSQL. With ``ray`` (``local``, ``auto``
     or a cluster's address) each conversation runs as a Ray task and this process writes the
@@ -209,13 +210,14 @@ def synthesize(
     settings = with_preset_rates(settings)  # the rates a --rates preset names, recorded as the run's own
     check_collection_name(collection)
     check_models(settings.llm)
-    check_within(1, MAX_CONVERSATIONS, conversations=conversations)
+    if conversations is not None:
+        check_within(1, MAX_CONVERSATIONS, conversations=conversations)
     check_within(1, MAX_TURNS, turns=turns)
     check_bounds(settings)
     check_turn_types(settings)
     check_page_kinds(settings.page_kinds)
     resolved = Workspace.resolve(settings.workspace)
-    stop_if_dry_run(lambda: _estimate(resolved, collection, conversations, turns, settings))
+    stop_if_dry_run(lambda: _estimate(resolved, collection, conversations or SYNTHESIS_CONVERSATIONS, turns, settings))
     run_id = checked_run_id(run_id, "synthesize")
     available = len(
         _clusters(
@@ -229,6 +231,18 @@ def synthesize(
             block_map(settings.ray),  # with --ray the graph's blocks run on the cluster; the walk here
         ).clusters
     )
+    if conversations is None:
+        # the default fits a small collection (a tree of a hundred chunks has a dozen clusters): a first run on
+        # one's own docs should not stop on a number nobody chose; a number asked for is never cut
+        conversations = min(SYNTHESIS_CONVERSATIONS, available)
+        if conversations < SYNTHESIS_CONVERSATIONS and on_event is not None:
+            on_event(
+                {
+                    "warning": f"collection {collection!r} has {available} clusters of {settings.cluster_size} "
+                    f"chunks: synthesizing {available} conversations, not the default {SYNTHESIS_CONVERSATIONS} "
+                    "(a smaller --cluster-size gives more, each over fewer chunks)"
+                }
+            )
     if conversations > available:
         raise InputError(
             f"collection {collection!r} has {available} clusters of {settings.cluster_size} chunks: ask "
