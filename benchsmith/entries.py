@@ -290,8 +290,11 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         line_name, last_name = last_name, None
         if unit.kind in ("prose", "item") and LOWER_IDENTIFIER.fullmatch(lone := plain_text(unit.text).strip()):
             last_name = section_name = lone  # a heading the page's text kept as a line, perhaps
+            if usage_command and usage_command.rsplit(" ", 1)[-1] != lone:
+                usage_command = None  # another subcommand's section: its own usage names it, else the title does
         if unit.kind == "heading":
             entry, field, first_pending = None, None, False
+            section_name = usage_command = None
             heading = plain_text(unit.text).strip()
             section_start = len(found)
             continue

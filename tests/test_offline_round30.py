@@ -56,12 +56,14 @@ def test_options_under_a_subcommands_usage_are_that_commands():
 
 
 def test_a_usage_naming_another_command_leaves_the_headings_owner():
-    # a synopsis of some other program under "file" is an example, not the listed options' command: they stay the
-    # last command whose synopsis its heading named ("cliffdemo error"), or the heading path's without one
+    # a synopsis of some other program under "file" is an example, not the listed options' command, and error's
+    # usage ends with error's section: the options fall back on the heading path's command, as before
     page = COMMAND_PAGE.replace("cliffdemo file\n", "ls ./myproject --size\n")
-    assert {s.owner for s in statements(page, COMMAND_TITLE) if s.entry_kind == "option"} == {"cliffdemo error"}
-    page = page.replace("cliffdemo error\n", "cliffdemo --help\n")
     assert {s.owner for s in statements(page, COMMAND_TITLE) if s.entry_kind == "option"} == {"error"}
+    # a heading of the page's own ends a usage's reach too
+    page = COMMAND_PAGE.replace("--max-width <integer>\n\nMaximum", "# Limits\n\n--max-width <integer>\n\nMaximum")
+    owners = {s.entry: s.owner for s in statements(page, COMMAND_TITLE) if s.entry_kind == "option"}
+    assert owners == {"--column": "cliffdemo file", "--max-width": "error"}
 
 
 def test_an_argparse_metavar_in_capitals_makes_an_option_line():
