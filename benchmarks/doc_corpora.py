@@ -1,6 +1,6 @@
 """The real documentation trees of the study: what they are, how to install them, and their ingestion.
 
-Twenty-six corpora, in two halves: rules are tuned on the development half only and judged on the
+Twenty-seven corpora, in two halves: rules are tuned on the development half only and judged on the
 test half. Each is a tree Debian installs (its ``-doc`` package), a project's documentation sources
 as its PyPI sdist publishes them (unpacked under ``$BENCHSMITH_CORPORA``, default
 ``~/.cache/benchsmith/corpora``), or the ``stdlib`` source.
@@ -216,14 +216,21 @@ CORPORA = (
     ),
     # added to the development half in the twenty-fifth session, more trees in typer's voice: a framework for
     # command-line programs (cliff, typer's kind of library) and a task runner's tutorial and command pages (doit)
-    # added to the test half in the twenty-fifth session and read before any rule had seen it: a command-line tool's
-    # tutorials, advanced usage and API reference, typer's shape, to tell typer's failures from its voice's
+    # added to the test half in the twenty-fifth session and read before any rule had seen them: command-line tools'
+    # tutorials, options and API reference, typer's shape, to tell typer's failures from its voice's
     Corpus(
         "cookiecutter",
         "test",
         "Sphinx HTML: a command-line tool's tutorials, advanced usage pages, CLI options and API reference",
         "python-cookiecutter-doc",
         "/usr/share/doc/python-cookiecutter-doc/html",
+    ),
+    Corpus(
+        "behave",
+        "test",
+        "Sphinx HTML: a test runner's tutorial, command-line options, Gherkin and API reference, release notes",
+        "python-behave-doc",
+        "/usr/share/doc/python-behave-doc/html",
     ),
     Corpus(
         "cliff",
