@@ -19,10 +19,12 @@ from benchsmith.language import REQUIREMENT, Sentence, parse, points_outside
 from benchsmith.passages import split_sentences
 from benchsmith.words import content_words, stems
 
+# A curly apostrophe is an apostrophe: "Don’t display the summary" says no as "Don't" does (behave's option
+# descriptions, a test-half tree, were read as saying nothing of turning off; the question rules read it so already)
 NOT_ANSWERED = re.compile(
-    r"\b(does not|doesn't|do not|don't|cannot|can't|not (?:cover|answer|say|document))\b", re.IGNORECASE
+    r"\b(does not|doesn['’]t|do not|don['’]t|cannot|can['’]t|not (?:cover|answer|say|document))\b", re.IGNORECASE
 )
-NEGATION = re.compile(r"\b(not|no|never|without|unless|none|n't)\b|n't\b", re.IGNORECASE)
+NEGATION = re.compile(r"\b(not|no|never|without|unless|none|n['’]t)\b|n['’]t\b", re.IGNORECASE)
 WHAT_HAPPENS = re.compile(
     r"^(?:what happens|what should i expect|what goes wrong)\b.*\b(if|when|without)\b(?P<clause>.+)\?$", re.IGNORECASE
 )
@@ -229,7 +231,7 @@ def _tells_the_user_instead(question: str, reply: str) -> bool:
 
 VERSION_ONLY = re.compile(VERSION_NOTE.pattern + r"[\d.]*\W*$")  # a version note and nothing else
 TURNING_OFF = re.compile(
-    r"(?i)\b(?:not|no|never|don't|do not|without|disables?|suppress(?:es)?|turns? off|"
+    r"(?i)\b(?:not|no|never|don['’]t|do not|without|disables?|suppress(?:es)?|turns? off|"
     r"overrides?|countermands?|negates?|cancels?)\b"
 )
 
