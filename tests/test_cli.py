@@ -345,3 +345,9 @@ def test_synthesize_by_default_fits_a_collection_with_fewer_clusters(clustered_w
     assert fitted is not None, result.output
     dialogues = clustered_workspace.runs_dir / "cli-synth-default" / "dialogues.jsonl"
     assert len(dialogues.read_text().splitlines()) == int(fitted[1]) < 20
+    # the dry run prices the conversations the run will make, not the default's 20
+    dry = invoke(
+        "synthesize", "--collection", "docs", "--turns", "2", "--cluster-size", "8", "--dry-run",
+        "-w", str(clustered_workspace.root),
+    )  # fmt: skip
+    assert dry.exit_code == 0 and f"dry run: {fitted[1]} conversations × 2 turns" in " ".join(dry.output.split())

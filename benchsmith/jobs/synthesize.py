@@ -3,6 +3,7 @@ collection (MTR-Pipeline), and ``benchsmith.cluster``, the semantic path it walk
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,7 +218,7 @@ def synthesize(
     check_turn_types(settings)
     check_page_kinds(settings.page_kinds)
     resolved = Workspace.resolve(settings.workspace)
-    stop_if_dry_run(lambda: _estimate(resolved, collection, conversations or SYNTHESIS_CONVERSATIONS, turns, settings))
+    stop_if_dry_run(lambda: _estimate(resolved, collection, conversations, turns, settings))
     run_id = checked_run_id(run_id, "synthesize")
     available = len(
         _clusters(
@@ -289,9 +290,10 @@ estimate_synthesis = estimate_of(
 
 
 def _estimate(
-    workspace: Workspace, collection: str, conversations: int, turns: int, settings: SynthesisContext
+    workspace: Workspace, collection: str, conversations: int | None, turns: int, settings: SynthesisContext
 ) -> CostEstimate:
-    """:func:`estimate_synthesis` once the call is checked."""
+    """:func:`estimate_synthesis` once the call is checked; without ``conversations``, the default as the run fits it
+    (one per cluster of ``cluster_size`` chunks of the path, where there are fewer than the default)."""
     store = _store(workspace, collection, settings.chroma_host)
     lengths: list[int] = []
     drawn_from: list[str] = []  # the chunks of the page kinds asked for: the questioner's supply is of these
@@ -304,6 +306,8 @@ def _estimate(
         )
     if not lengths:
         raise InputError(f"collection {collection!r} is empty")
+    if conversations is None:  # the path of the chunks drawn from is cut into clusters of cluster_size
+        conversations = min(SYNTHESIS_CONVERSATIONS, max(1, math.ceil(len(drawn_from) / settings.cluster_size)))
     passage = {"id": "x", "title": "title", "text": "x" * (sum(lengths) // len(lengths))}
     related = [passage] * (settings.cluster_size - 1)
     question, answer = "q" * ESTIMATE_QUESTION_CHARS, "a" * ESTIMATE_ANSWER_CHARS
