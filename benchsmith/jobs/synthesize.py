@@ -198,8 +198,8 @@ def synthesize(
     ray: str | None = None,
 ) -> SynthesisResult:
     """Synthesize ``conversations`` conversations of ``turns`` turns over ``collection`` (by default
-    ``SYNTHESIS_CONVERSATIONS``, or one per cluster where the collection has fewer clusters, with a
-    warning); every setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
+    ``SYNTHESIS_CONVERSATIONS``, or one per cluster where the collection has fewer clusters, said in a
+    ``warning`` event); every setting of :class:`SynthesisContext` is a keyword argument too. The same call with the same
     ``run_id`` resumes an interrupted run. With ``database`` (a postgresql:// URL) its
     checkpoints, model cache, usage and record are in PostgreSQL. With ``ray`` (``local``, ``auto``
     or a cluster's address) each conversation runs as a Ray task and this process writes the
@@ -235,7 +235,7 @@ def synthesize(
     if conversations is None:
         # the default fits a small collection (a tree of a hundred chunks has a dozen clusters): a first run on
         # one's own docs should not stop on a number nobody chose; a number asked for is never cut
-        conversations = min(SYNTHESIS_CONVERSATIONS, available)
+        conversations = _default_conversations(available)
         if conversations < SYNTHESIS_CONVERSATIONS and on_event is not None:
             on_event(
                 {
@@ -289,6 +289,11 @@ estimate_synthesis = estimate_of(
 )
 
 
+def _default_conversations(clusters: int) -> int:
+    """The conversations a run makes when none are asked for: the default, or one per cluster where there are fewer."""
+    return min(SYNTHESIS_CONVERSATIONS, clusters)
+
+
 def _estimate(
     workspace: Workspace, collection: str, conversations: int | None, turns: int, settings: SynthesisContext
 ) -> CostEstimate:
@@ -307,7 +312,7 @@ def _estimate(
     if not lengths:
         raise InputError(f"collection {collection!r} is empty")
     if conversations is None:  # the path of the chunks drawn from is cut into clusters of cluster_size
-        conversations = min(SYNTHESIS_CONVERSATIONS, max(1, math.ceil(len(drawn_from) / settings.cluster_size)))
+        conversations = _default_conversations(max(1, math.ceil(len(drawn_from) / settings.cluster_size)))
     passage = {"id": "x", "title": "title", "text": "x" * (sum(lengths) // len(lengths))}
     related = [passage] * (settings.cluster_size - 1)
     question, answer = "q" * ESTIMATE_QUESTION_CHARS, "a" * ESTIMATE_ANSWER_CHARS
