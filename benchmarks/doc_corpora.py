@@ -282,11 +282,14 @@ EXAMPLES = 3
 
 
 def list_corpora(_: argparse.Namespace) -> int:
-    print(f"{'name':<9} {'half':<12} {'installed':<9} {'package':<20} {'path':<42} shape")
+    name, origin, path = (
+        max(len(text) for text in texts) for texts in zip(*((c.name, c.origin, c.path) for c in CORPORA))
+    )
+    print(f"{'name':<{name}} {'half':<12} {'installed':<9} {'package':<{origin}} {'path':<{path}} shape")
     for corpus in CORPORA:
         print(
-            f"{corpus.name:<9} {corpus.half:<12} {'yes' if corpus.installed else 'no':<9} "
-            f"{corpus.origin:<20} {corpus.path:<42} {corpus.shape}"
+            f"{corpus.name:<{name}} {corpus.half:<12} {'yes' if corpus.installed else 'no':<9} "
+            f"{corpus.origin:<{origin}} {corpus.path:<{path}} {corpus.shape}"
         )
     return 0
 
