@@ -498,6 +498,15 @@ def test_a_definition_of_a_subject_the_question_cut_short_is_a_mismatch():
     assert "reply_mismatch" not in judge_turn(TurnEvidence("Can you explain what a hook wrapper is?", whole)).flags
 
 
+def test_what_is_meant_by_a_thing_asks_what_the_thing_is():
+    # a model's wording: its topic is the thing, not "meant by ..." (a clause), and the reply must define it
+    question = "What is meant by a write-ahead log checkpoint?"
+    defined = "A write-ahead log checkpoint is the moment when the log is copied back into the database."
+    assert judge_turn(TurnEvidence(question, defined, gold=[("Checkpoints", defined)])).flags == {}
+    elsewhere = "Call connection.checkpoint() to force one."
+    assert "reply_mismatch" in judge_turn(TurnEvidence(question, elsewhere, gold=[("Checkpoints", elsewhere)])).flags
+
+
 def test_a_reply_for_a_case_the_question_never_names_is_a_mismatch():
     case = "If the remote server is very slow, you can tell Requests to wait forever for a response."
     assert "reply_mismatch" in judge_turn(TurnEvidence("Is it possible to tell Requests?", case)).flags

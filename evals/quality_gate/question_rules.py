@@ -40,6 +40,7 @@ TOPIC_FRAMES = tuple(
         r"^(?:In [^,]+, )?how do I use (?P<topic>.+?)\?$",
         r"^(?:In [^,]+, )?what will I find in (?P<topic>.+?)\?$",
         r"^(?:In [^,]+, )?when would I use (?P<topic>.+?)\?$",
+        r"^(?:In [^,]+, )?what is meant by (?P<topic>.+?)\?$",
         # not "What is stored in X?" (what is the subject of a passive) nor "What is the best way to X?" (a how-to)
         r"^(?:In [^,]+, )?what (?:exactly )?(?:is|are) (?!\w+ed (?:in|by|on|to|from|with)\b)"
         r"(?!the (?:best|recommended|right|easiest|preferred) way to\b)(?P<topic>.+?)\?$",

@@ -32,7 +32,7 @@ DEFINITION = re.compile(
     r"^(?:what (?:exactly )?(?:is|are) (?!the (?:purpose|role|point|meaning|return value|"
     r"default|difference|best|(?:recommended|right|easiest|preferred) way to)\b)(?P<thing>[^?]+?)"
     r"|can you explain what (?P<explained>[^?]+?) "
-    r"(?:is|are)|what does (?P<meant>[^?]+?) mean)\?$",
+    r"(?:is|are)|what does (?P<meant>[^?]+?) mean|what is meant by (?P<by>[^?]+?))\?$",
     re.IGNORECASE,
 )
 DEFINING_VERBS = frozenset(
@@ -151,7 +151,7 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
     if explained and not code_names(explained["topic"]) and _requires_of_another(explained["topic"], reply):
         return f"asks about {explained['topic']}; the reply opens on a requirement of something else"
     defined = DEFINITION.match(question)
-    thing = defined and (defined["thing"] or defined["explained"] or defined["meant"])
+    thing = defined and (defined["thing"] or defined["explained"] or defined["meant"] or defined["by"])
     if thing and spoken_entry(thing, turn.gold):
         thing = None  # "the join filter": an entry, whose description need not repeat its name
     if thing and not code_names(thing) and not thing.endswith(" for") and not _defines(thing, reply):
