@@ -20,8 +20,10 @@ from benchsmith.agents.offline.asking import (
     asked_before,
     context_gives_away,
     fact_answer,
+    fact_of,
     named_by_heading,
     self_contained,
+    without_context,
 )
 from benchsmith.agents.prompt_sections import delimited, listed, sections, system_and_user
 from benchsmith.agents.question_types import QUESTION_TYPE_GUIDANCE
@@ -159,41 +161,85 @@ class Questioner(Agent[GeneratedQuestion]):
         within = None
         if max_overlap is not None and measure_overlap is not None:
             within = lambda question: measure_overlap(question) <= max_overlap  # noqa: E731
-        while True:
-            asked = ask(
-                gold,
-                history,
-                switch=switch,
-                previous_subject=previous_subject,
-                question_type=question_type,
-                rejected=refused,
-                statistics=corpus_stats,
-                acceptable=within,
-                conversation=conversation,
-            )
-            if asked is None:
-                question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))
-                return BaselineQuestion(question=question, rewrite=question, subject=None, question_type="summary")
-            question = self_contained(
-                asked.question,
-                gold.get("title", ""),
-                # a definition of something an entry's description names ("The enabled_extensions is ..." under
-                # select_autoescape) is that entry's: the question names it (jinja2, development round 12)
-                situated=asked.fact.kind in SITUATED_KINDS
-                or (asked.fact.kind == "definition" and asked.fact.entry is not None),
-                entry=asked.fact.entry,
-                entry_kind=asked.fact.entry_kind,
-            )
-            if question != asked.question and context_gives_away(
-                question, asked.fact.kind, fact_answer(gold, asked.fact)
-            ):
-                question = asked.question  # "In force_authenticate, how do I ...?" tells its answer: asked without
-            if not named_by_heading(question):
-                break
-            refused.append(asked.question)  # its thing has no name of its own: the passage's next question
-        return BaselineQuestion(
-            question=question, rewrite=question, subject=asked.subject, question_type=asked.question_type
+        found = _asked_as_user(
+            gold,
+            history,
+            refused,
+            switch=switch,
+            previous_subject=previous_subject,
+            question_type=question_type,
+            statistics=corpus_stats,
+            acceptable=within,
+            conversation=conversation,
         )
+        if found is None:
+            question = next(q for q in fallback_questions(gold) if q not in asked_before(history) | set(refused))
+            return BaselineQuestion(question=question, rewrite=question, subject=None, question_type="summary")
+        return found
+
+
+def _asked_as_user(
+    gold: dict[str, Any], history: list[dict[str, Any]], refused: list[str], **options: Any
+) -> BaselineQuestion | None:
+    """The best question :func:`ask` makes of ``gold`` (``options`` are its own), as a user asks it: naming
+    the page or entry it is about where it names nothing else, never placed in the thing its answer names,
+    never named only by a section's title (the passage's next question instead). None when the passage has
+    nothing left to ask. Each question passed over joins ``refused``."""
+    while True:
+        asked = ask(gold, history, rejected=refused, **options)
+        if asked is None:
+            return None
+        question = self_contained(
+            asked.question,
+            gold.get("title", ""),
+            # a definition of something an entry's description names ("The enabled_extensions is ..." under
+            # select_autoescape) is that entry's: the question names it (jinja2, development round 12)
+            situated=asked.fact.kind in SITUATED_KINDS
+            or (asked.fact.kind == "definition" and asked.fact.entry is not None),
+            entry=asked.fact.entry,
+            entry_kind=asked.fact.entry_kind,
+        )
+        if question != asked.question and context_gives_away(question, asked.fact.kind, fact_answer(gold, asked.fact)):
+            question = asked.question  # "In force_authenticate, how do I ...?" tells its answer: asked without
+        if not named_by_heading(question):
+            return BaselineQuestion(
+                question=question, rewrite=question, subject=asked.subject, question_type=asked.question_type
+            )
+        refused.append(asked.question)  # its thing has no name of its own: the passage's next question
+
+
+def rewordings(
+    gold: dict[str, Any],
+    history: list[dict[str, Any]],
+    question: str,
+    *,
+    corpus_stats: WordStatistics | None = None,
+    question_type: str | None = None,
+    acceptable: Callable[[str], bool] | None = None,
+    conversation: str = "",
+) -> Iterator[BaselineQuestion]:
+    """The fact of ``gold`` that ``question`` (the offline questioner's, after ``history``) asks, asked in
+    each of its other wordings, best first as :func:`ask` ranks them: its reply is the same statements. None
+    for a question the offline questioner did not make of ``gold``."""
+    fact = fact_of(gold, question)
+    if fact is None:
+        return
+    refused, seen = [question], {question}
+    while found := _asked_as_user(
+        gold,
+        history,
+        refused,
+        question_type=question_type,
+        statistics=corpus_stats,
+        acceptable=acceptable,
+        conversation=conversation,
+        only=lambda candidate: candidate == fact,
+    ):
+        if found.question in seen:
+            return  # a wording refusal cannot reach (each is refused by its words without the page's name)
+        seen.add(found.question)
+        refused.append(without_context(found.question))
+        yield found
 
 
 def fallback_questions(gold: dict[str, Any]) -> Iterator[str]:

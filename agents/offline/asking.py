@@ -296,13 +296,18 @@ def _distinctiveness(text: str, statistics: WordStatistics | None) -> float:
 def answer(gold: dict[str, Any], question: str) -> str | None:
     """The statements of ``gold`` that answer a question :func:`ask` made of it (None for any
     other question)."""
+    found = fact_of(gold, question)
+    return None if found is None else fact_answer(gold, found)
+
+
+def fact_of(gold: dict[str, Any], question: str) -> Fact | None:
+    """The fact of ``gold`` a question :func:`ask` made of it asks (None for any other question)."""
     facts = passage_facts(gold["text"], gold.get("title", ""))
     question = without_context(question)  # "In git submodule, what happens if ...?"
     if meant := CLARIFIED.match(question):  # "I mean Blueprint.route: what does it do?"
         asked = meant["question"][:1].upper() + meant["question"][1:]
         question = re.sub(r"\bit\b", meant["name"], asked, count=1)
-    found = next((fact for fact in facts if any(w.question == question for w in wordings(fact))), None)
-    return None if found is None else fact_answer(gold, found)
+    return next((fact for fact in facts if any(w.question == question for w in wordings(fact))), None)
 
 
 def fact_answer(gold: dict[str, Any], fact: Fact) -> str:

@@ -34,7 +34,9 @@ built the turn (absent in older files); ``gate_rejections`` counts the questions
 (evals/quality_gate/) refused for the turn per rubric class, ``gate_flags`` holds the classes
 it found in a kept turn (under ``--quality-gate replan`` only the reading model's: a flagged turn
 no replacement of which passed the gate), and ``gate_replaced`` the reading model's flag of the
-question the turn replaced (empty otherwise).
+question the turn replaced (empty otherwise). ``reframed_from`` holds the question fields a turn was
+asked with when export reworded it so that no frame has more than a fifth of the questions
+(graphs/synthesis/frames.py; absent otherwise).
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``, the labels included), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with
@@ -105,6 +107,7 @@ class Turn(BaseModel):
         str, str
     ] = {}  # the classes the gate found in the kept turn, with why (replan: the reading model's)
     gate_replaced: dict[str, str] = {}  # the reading model's flag of the question this turn replaced, with why
+    reframed_from: dict[str, Any] | None = None  # a reworded turn's question fields as asked (synthesis/frames.py)
 
     @model_validator(mode="after")
     def _gold_matches_answerability(self) -> Turn:

@@ -1,0 +1,203 @@
+"""No frame above a fifth of a benchmark's questions (issue 30): export rewords the latest questions of a frame
+above the limit in another wording of the same fact (graphs/synthesis/frames.py)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from benchsmith.agents.offline.asking import answer, fact_of
+from benchsmith.agents.questioner import rewordings
+from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.runtime.runner import run_job
+from benchsmith.graphs.synthesis.frames import (
+    FRAME_CAP,
+    REFRAMED_KEY,
+    as_asked,
+    frame_limit,
+    frame_of,
+    frame_shares,
+    spread_frames,
+)
+from benchsmith.graphs.synthesis.run import builder as synthesis_builder
+from benchsmith.language import question_frame
+from benchsmith.stores.persistence.runs import RunDirectory
+from benchsmith.stores.persistence.workspace import Workspace
+from tests.synthesis_fixtures import COLLECTION
+from tests.turn_type_fixtures import ingest
+
+# What a small benchmark asks: three of its eight questions in "Can you explain what … is?".
+ASKED = [
+    "Can you explain what a savepoint is?",
+    "How do I open a cursor?",
+    "Can you explain what a dirty page is?",
+    "What does the timeout option do?",
+    "Why would I get a LockError?",
+    "Can you explain what the journal is?",
+    "Is it possible to share a connection?",
+    "What is the purpose of commit()?",
+]
+OTHER_WORDINGS = ("What is meant by {}?", "What exactly is {}?")
+
+
+def dialogues(questions: list[str], per_conversation: int = 2) -> list[dict]:
+    found = []
+    for start in range(0, len(questions), per_conversation):
+        turns = [
+            {"index": i, "question": q, "question_unpolished": q, "rewrite": q, "response": f"r{start + i}"}
+            for i, q in enumerate(questions[start : start + per_conversation])
+        ]
+        found.append({"conversation_id": f"c{start // per_conversation:04d}", "turns": turns})
+    return found
+
+
+def explained_otherwise(dialogue: dict, position: int, avoid: frozenset[str]) -> dict | None:
+    """Rewords "Can you explain what X is?" in the first of ``OTHER_WORDINGS`` outside ``avoid``."""
+    question = dialogue["turns"][position]["question"]
+    if not question.startswith("Can you explain what "):
+        return None
+    thing = question.removeprefix("Can you explain what ").removesuffix(" is?")
+    wording = next((w.format(thing) for w in OTHER_WORDINGS if question_frame(w.format(thing)) not in avoid), None)
+    return wording and {"question": wording, "question_unpolished": wording}
+
+
+def test_the_limit_is_a_fifth_and_at_least_one():
+    assert [frame_limit(n) for n in (1, 4, 5, 8, 9, 10, 23, 100)] == [1, 1, 1, 1, 1, 2, 4, 20]
+
+
+def test_the_latest_questions_of_a_frame_above_the_limit_are_reworded():
+    spread, reframed = spread_frames(dialogues(ASKED), explained_otherwise)
+    counts = Counter(frame_of(turn) for dialogue in spread for turn in dialogue["turns"])
+    assert max(counts.values()) <= frame_limit(len(ASKED))
+    # two of the three, the latest first; the earliest stays as it was asked
+    assert reframed == 2
+    asked = [turn["question"] for dialogue in spread for turn in dialogue["turns"]]
+    assert asked[0] == ASKED[0]
+    assert asked[5] == "What is meant by the journal?"  # the first wording outside the full frames
+    assert asked[2] == "What exactly is a dirty page?"  # "What is meant by" holds as many as it may now
+
+
+def test_a_wording_in_a_frame_at_the_limit_is_not_taken():
+    spread, reframed = spread_frames(dialogues(ASKED), lambda d, t, avoid: explained_otherwise(d, t, frozenset()))
+    assert reframed == 1  # the journal's; the dirty page's one wording would put two in "what is meant by …"
+    counts = Counter(frame_of(turn) for dialogue in spread for turn in dialogue["turns"])
+    assert counts[question_frame("What is meant by the journal?")] == 1
+
+
+def test_a_reworded_turn_keeps_what_it_asked_and_spreading_again_gives_the_same_dialogues():
+    spread, _ = spread_frames(dialogues(ASKED), explained_otherwise)
+    reworded = [turn for dialogue in spread for turn in dialogue["turns"] if turn[REFRAMED_KEY]]
+    assert {turn[REFRAMED_KEY]["question"] for turn in reworded} <= set(ASKED)
+    assert all(turn["response"] == f"r{ASKED.index(turn[REFRAMED_KEY]['question'])}" for turn in reworded)
+    restored = [as_asked(dialogue) for dialogue in spread]
+    assert [t["question"] for d in restored for t in d["turns"]] == ASKED
+    assert all(REFRAMED_KEY not in t for d in restored for t in d["turns"])
+    assert spread_frames(restored, explained_otherwise)[0] == spread  # a resumed export writes the same file
+
+
+def test_a_frame_without_another_wording_stays_and_is_reported():
+    spread, reframed = spread_frames(dialogues(ASKED), lambda *_: None)
+    assert reframed == 0
+    shares = frame_shares(spread, reframed)
+    assert shares["top_frame"] == question_frame(ASKED[0])
+    assert shares["top_share"] == pytest.approx(3 / 8, abs=1e-4)
+    assert shares["above_cap"] == [question_frame(ASKED[0])] and shares["cap"] == FRAME_CAP
+
+
+PASSAGE = {
+    "id": "guide.html:0-400",
+    "title": "Storage › Savepoints",
+    "text": "Savepoints\n\nA savepoint is a named point inside a transaction that a later rollback can return to. "
+    "Savepoints let a long import undo its last batch without losing the earlier ones.",
+}
+
+
+def test_a_question_is_reworded_as_its_own_fact_with_the_same_answer():
+    asked = next(
+        question
+        for question in ("Can you explain what a savepoint is?", "What exactly is a savepoint?")
+        if fact_of(PASSAGE, question) is not None
+    )
+    others = [found.question for found in rewordings(PASSAGE, [], asked)]
+    assert others and asked not in others
+    assert len({question_frame(question) for question in [asked, *others]}) == len(others) + 1
+    assert all(answer(PASSAGE, question) == answer(PASSAGE, asked) for question in others)
+    assert list(rewordings(PASSAGE, [], "What are the colours of a savepoint?")) == []  # not the questioner's
+
+
+# A glossary of one engine: each page defines a thing, says how to get it and what one may do with it, so a small
+# benchmark asks mostly definitions and how-tos, in few frames.
+GLOSSARY = [
+    ("savepoint", "a named marker inside a transaction that a later rollback returns to", "create a savepoint"),
+    ("cursor", "an object that walks the rows of a query result one at a time", "open a cursor"),
+    ("journal", "a file that records changes before they reach the database file", "turn off the journal"),
+    ("checkpoint", "the moment when the write-ahead log is copied back into the database", "force a checkpoint"),
+    ("vacuum", "a rebuild of the database file that reclaims free pages", "shrink the database file"),
+    ("trigger", "a stored action that runs when a row changes", "define a trigger"),
+    ("collation", "a rule that orders text values in comparisons", "register a collation"),
+    ("backup", "a copy of a live database taken page by page", "copy a live database"),
+    ("blob handle", "a handle that reads and writes a large value in place", "stream a large value"),
+    ("pragma", "a statement that reads or changes an engine setting", "change an engine setting"),
+]
+
+
+def write_glossary(folder: Path) -> Path:
+    folder.mkdir()
+    for name, genus, task in GLOSSARY:
+        call = f"connection.{name.replace(' ', '_')}()"
+        (folder / f"{name.replace(' ', '_')}.md").write_text(
+            f"# {name.title()}s\n\nA {name} is {genus}.\n\nTo {task}, call {call} with the connection you hold.\n\n"
+            f"You can keep several {name}s open on one connection at the same time.\n",
+            encoding="utf-8",
+        )
+    return folder
+
+
+def test_an_offline_run_rewords_what_a_frame_has_too_many_of_and_records_it(tmp_path):
+    workspace = Workspace.resolve(tmp_path / "ws")
+    ingest(workspace, write_glossary(tmp_path / "corpus"))
+    # a looser overlap bound than the default, so that the things' one-word names have other wordings to take
+    context = SynthesisContext(
+        workspace=str(workspace.root),
+        llm="baseline",
+        cluster_size=3,
+        seed=4,
+        max_overlap=0.9,
+        question_types="factoid=0.7,how-to=0.3",
+    )
+    inputs = {"run_id": "frames", "collection": COLLECTION, "conversations": 4, "turns": 5}
+    run_job(
+        synthesis_builder,
+        job="synthesize",
+        workspace=workspace,
+        run_id="frames",
+        context=context,
+        settings={},
+        inputs=inputs,
+    )
+    run = RunDirectory(workspace, "frames")
+    stats = json.loads(run.file("stats.json").read_text(encoding="utf-8"))["question_frames"]
+    turns = [
+        turn for line in run.file("dialogues.jsonl").read_text().splitlines() for turn in json.loads(line)["turns"]
+    ]
+    counts = Counter(frame_of(turn) for turn in turns)
+    assert stats["questions"] == len(turns) and stats["reframed"] == sum(bool(t[REFRAMED_KEY]) for t in turns) > 0
+    assert stats["above_cap"] == sorted(f for f, n in counts.items() if n > frame_limit(len(turns)))
+    asked = Counter(
+        question_frame(t[REFRAMED_KEY]["question_unpolished"]) if t[REFRAMED_KEY] else frame_of(t) for t in turns
+    )
+    limit = frame_limit(len(turns))
+    # the conversations asked more questions above the limit than the benchmark has
+    assert sum(max(0, n - limit) for n in counts.values()) < sum(max(0, n - limit) for n in asked.values())
+    for turn in (t for t in turns if t[REFRAMED_KEY]):
+        before = turn[REFRAMED_KEY]
+        assert frame_of(turn) != question_frame(before["question_unpolished"]) and counts[
+            frame_of(turn)
+        ] <= frame_limit(len(turns))
+        assert turn["lexical_overlap"] <= 0.9 and turn["question_type"]
+    # the run's queries are the reworded questions
+    queries = [json.loads(line)["text"] for line in run.file("beir/queries.jsonl").read_text().splitlines()]
+    assert all(any(query.endswith(t["question"]) for query in queries) for t in turns)
