@@ -255,6 +255,7 @@ def test_synthesize_offline_then_report_the_finished_run(clustered_workspace):
     first = invoke(*arguments)
     assert first.exit_code == 0, first.output
     assert "Benchmark statistics" in first.output and "tokens per question" in first.output
+    assert "most used question frame" in first.output and "most used question type" in first.output
     again = invoke(*arguments)
     assert again.exit_code == 0 and "already finished; nothing redone" in again.output
     too_many = invoke(

@@ -8,19 +8,23 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from benchsmith.agents.offline.asking import answer, fact_of
 from benchsmith.agents.questioner import rewordings
+from benchsmith.cli.synthesize import frame_rows
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.frames import (
     FRAME_CAP,
     REFRAMED_KEY,
+    Spread,
     as_asked,
     frame_limit,
     frame_of,
     frame_shares,
     spread_frames,
+    type_limit,
 )
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
 from benchsmith.language import question_frame
@@ -40,68 +44,122 @@ ASKED = [
     "Is it possible to share a connection?",
     "What is the purpose of commit()?",
 ]
-OTHER_WORDINGS = ("What is meant by {}?", "What exactly is {}?")
+TYPES = {"Can you explain": "explanation", "How do I": "how-to", "Why would": "explanation", "Is it possible": "yes/no"}
+OTHER_WORDINGS = {
+    "What is meant by {}?": "factoid",
+    "What exactly is {}?": "factoid",
+    "Can you explain what {} is?": "explanation",
+}
+
+
+def type_of(question: str) -> str:
+    return next((kind for opening, kind in TYPES.items() if question.startswith(opening)), "factoid")
 
 
 def dialogues(questions: list[str], per_conversation: int = 2) -> list[dict]:
     found = []
     for start in range(0, len(questions), per_conversation):
         turns = [
-            {"index": i, "question": q, "question_unpolished": q, "rewrite": q, "response": f"r{start + i}"}
+            {
+                "index": i,
+                "question": q,
+                "question_unpolished": q,
+                "rewrite": q,
+                "response": f"r{start + i}",
+                "question_type": type_of(q),
+            }
             for i, q in enumerate(questions[start : start + per_conversation])
         ]
         found.append({"conversation_id": f"c{start // per_conversation:04d}", "turns": turns})
     return found
 
 
-def explained_otherwise(dialogue: dict, position: int, avoid: frozenset[str]) -> dict | None:
-    """Rewords "Can you explain what X is?" in the first of ``OTHER_WORDINGS`` outside ``avoid``."""
+def defined_otherwise(dialogue: dict, position: int, acceptable) -> dict | None:
+    """Rewords a definition ("Can you explain what X is?", "What exactly is X?") in the first of
+    ``OTHER_WORDINGS`` that is ``acceptable``; anything else not at all."""
     question = dialogue["turns"][position]["question"]
-    if not question.startswith("Can you explain what "):
+    thing = next(
+        (
+            question.removeprefix(opening).removesuffix(" is?").removesuffix("?")
+            for opening in ("Can you explain what ", "What exactly is ")
+            if question.startswith(opening)
+        ),
+        None,
+    )
+    if thing is None:
         return None
-    thing = question.removeprefix("Can you explain what ").removesuffix(" is?")
-    wording = next((w.format(thing) for w in OTHER_WORDINGS if question_frame(w.format(thing)) not in avoid), None)
-    return wording and {"question": wording, "question_unpolished": wording}
+    for wording, kind in OTHER_WORDINGS.items():
+        if wording.format(thing) != question and acceptable(wording.format(thing), kind):
+            return {
+                "question": wording.format(thing),
+                "question_unpolished": wording.format(thing),
+                "question_type": kind,
+            }
+    return None
 
 
-def test_the_limit_is_a_fifth_and_at_least_one():
+def test_the_limits_are_a_fifth_and_a_half_and_at_least_one():
     assert [frame_limit(n) for n in (1, 4, 5, 8, 9, 10, 23, 100)] == [1, 1, 1, 1, 1, 2, 4, 20]
+    assert [type_limit(n) for n in (1, 2, 7, 8, 35)] == [1, 1, 3, 4, 17]
 
 
 def test_the_latest_questions_of_a_frame_above_the_limit_are_reworded():
-    spread, reframed = spread_frames(dialogues(ASKED), explained_otherwise)
+    spread, done = spread_frames(dialogues(ASKED), defined_otherwise)
     counts = Counter(frame_of(turn) for dialogue in spread for turn in dialogue["turns"])
     assert max(counts.values()) <= frame_limit(len(ASKED))
     # two of the three, the latest first; the earliest stays as it was asked
-    assert reframed == 2
+    assert done == Spread(reframed=2, retyped=0)
     asked = [turn["question"] for dialogue in spread for turn in dialogue["turns"]]
     assert asked[0] == ASKED[0]
     assert asked[5] == "What is meant by the journal?"  # the first wording outside the full frames
     assert asked[2] == "What exactly is a dirty page?"  # "What is meant by" holds as many as it may now
+    assert [t["question_type"] for d in spread for t in d["turns"]][5] == "factoid"  # the wording's type
 
 
 def test_a_wording_in_a_frame_at_the_limit_is_not_taken():
-    spread, reframed = spread_frames(dialogues(ASKED), lambda d, t, avoid: explained_otherwise(d, t, frozenset()))
-    assert reframed == 1  # the journal's; the dirty page's one wording would put two in "what is meant by …"
+    spread, done = spread_frames(dialogues(ASKED), lambda d, t, _: defined_otherwise(d, t, lambda q, k: True))
+    assert done.reframed == 1  # the journal's; the dirty page's one wording would put two in "what is meant by …"
     counts = Counter(frame_of(turn) for dialogue in spread for turn in dialogue["turns"])
     assert counts[question_frame("What is meant by the journal?")] == 1
 
 
+def test_the_latest_questions_of_a_type_above_half_are_reworded_in_another_type():
+    factoids = ["What exactly is a savepoint?", "What does the timeout option do?", "What is the purpose of commit()?"]
+    factoids += ["What is meant by a cursor?", "When is a LockError raised?"]
+    asked = [
+        *factoids,
+        "How do I open a cursor?",
+        "Is it possible to share a connection?",
+        "Why would I get a LockError?",
+    ]
+    spread, done = spread_frames(dialogues(asked), defined_otherwise)
+    # five factoids of eight, each in a frame of its own: the latest one with another wording in another type is
+    # reworded, and no other type had to give way
+    assert done == Spread(reframed=0, retyped=1)
+    questions = [t["question"] for d in spread for t in d["turns"]]
+    assert questions[0] == "Can you explain what a savepoint is?" and questions[1:] == asked[1:]
+    types = Counter(t["question_type"] for d in spread for t in d["turns"])
+    assert types["factoid"] == type_limit(len(asked)) == 4 and types["explanation"] == 2
+    shares = frame_shares(spread, done)
+    assert shares["types_above_cap"] == [] and shares["retyped"] == 1 and shares["top_type_share"] == 0.5
+
+
 def test_a_reworded_turn_keeps_what_it_asked_and_spreading_again_gives_the_same_dialogues():
-    spread, _ = spread_frames(dialogues(ASKED), explained_otherwise)
+    spread, _ = spread_frames(dialogues(ASKED), defined_otherwise)
     reworded = [turn for dialogue in spread for turn in dialogue["turns"] if turn[REFRAMED_KEY]]
     assert {turn[REFRAMED_KEY]["question"] for turn in reworded} <= set(ASKED)
     assert all(turn["response"] == f"r{ASKED.index(turn[REFRAMED_KEY]['question'])}" for turn in reworded)
     restored = [as_asked(dialogue) for dialogue in spread]
     assert [t["question"] for d in restored for t in d["turns"]] == ASKED
+    assert [t["question_type"] for d in restored for t in d["turns"]] == [type_of(q) for q in ASKED]
     assert all(REFRAMED_KEY not in t for d in restored for t in d["turns"])
-    assert spread_frames(restored, explained_otherwise)[0] == spread  # a resumed export writes the same file
+    assert spread_frames(restored, defined_otherwise)[0] == spread  # a resumed export writes the same file
 
 
 def test_a_frame_without_another_wording_stays_and_is_reported():
-    spread, reframed = spread_frames(dialogues(ASKED), lambda *_: None)
-    assert reframed == 0
-    shares = frame_shares(spread, reframed)
+    spread, done = spread_frames(dialogues(ASKED), lambda *_: None)
+    assert done == Spread()
+    shares = frame_shares(spread, done)
     assert shares["top_frame"] == question_frame(ASKED[0])
     assert shares["top_share"] == pytest.approx(3 / 8, abs=1e-4)
     assert shares["above_cap"] == [question_frame(ASKED[0])] and shares["cap"] == FRAME_CAP
@@ -184,7 +242,8 @@ def test_an_offline_run_rewords_what_a_frame_has_too_many_of_and_records_it(tmp_
         turn for line in run.file("dialogues.jsonl").read_text().splitlines() for turn in json.loads(line)["turns"]
     ]
     counts = Counter(frame_of(turn) for turn in turns)
-    assert stats["questions"] == len(turns) and stats["reframed"] == sum(bool(t[REFRAMED_KEY]) for t in turns) > 0
+    assert stats["questions"] == len(turns)
+    assert stats["reframed"] + stats["retyped"] == sum(bool(t[REFRAMED_KEY]) for t in turns) > 0
     assert stats["above_cap"] == sorted(f for f, n in counts.items() if n > frame_limit(len(turns)))
     asked = Counter(
         question_frame(t[REFRAMED_KEY]["question_unpolished"]) if t[REFRAMED_KEY] else frame_of(t) for t in turns
@@ -201,3 +260,19 @@ def test_an_offline_run_rewords_what_a_frame_has_too_many_of_and_records_it(tmp_
     # the run's queries are the reworded questions
     queries = [json.loads(line)["text"] for line in run.file("beir/queries.jsonl").read_text().splitlines()]
     assert all(any(query.endswith(t["question"]) for query in queries) for t in turns)
+
+
+def test_the_summary_gives_the_top_frame_and_type_with_what_is_still_above():
+    spread, done = spread_frames(dialogues(["Can you explain what a page is?", *ASKED]), lambda *_: None)
+    rows = dict(frame_rows(frame_shares(spread, done)))
+    assert rows["most used question frame (cap), reworded"] == (
+        "'can you explain what … is' 44% (20%), 0; still above: 'can you explain what … is'"
+    )
+    assert rows["most used question type (cap), reworded"] == "explanation 56% (50%), 0; still above: 'explanation'"
+
+
+def test_a_frame_is_printed_as_written_never_read_as_markup():
+    stats = frame_shares(*spread_frames(dialogues(ASKED), lambda *_: None))
+    stats["top_frame"] = "what does [red]… do"  # a model's question may hold brackets
+    row = dict(frame_rows(stats))["most used question frame (cap), reworded"]
+    assert Console().render_str(row).plain.startswith("'what does [red]… do' 38% (20%)")

@@ -210,6 +210,29 @@ def gate_warning(gate: dict[str, Any]) -> str | None:
     )
 
 
+def frame_rows(frames: dict[str, Any]) -> list[tuple[str, str]]:
+    """The most used frame of question and question type, their caps and the turns reworded to keep within
+    them (stats.json's ``question_frames``)."""
+    if not frames or not frames.get("questions"):
+        return []
+
+    def still_above(names: list[str]) -> str:
+        return f"; still above: {', '.join(repr(shown(name)) for name in names)}" if names else ""
+
+    return [
+        (
+            "most used question frame (cap), reworded",
+            f"'{shown(frames['top_frame'])}' {frames['top_share']:.0%} ({frames['cap']:.0%}), "
+            f"{frames['reframed']}{still_above(frames['above_cap'])}",
+        ),
+        (
+            "most used question type (cap), reworded",
+            f"{shown(frames['top_type'])} {frames['top_type_share']:.0%} ({frames['type_cap']:.0%}), "
+            f"{frames['retyped']}{still_above(frames['types_above_cap'])}",
+        ),
+    ]
+
+
 REPEATS_WORTH_SAYING = 0.2  # a share of turns repeating other conversations' above which the summary says what to do
 
 
@@ -258,6 +281,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         *overlap_rows(stats),
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
         *label_rows(stats.get("labels") or {}),
+        *frame_rows(stats.get("question_frames") or {}),
         *gate_rows(stats.get("quality_gate") or {}),
         *repeat_rows(stats.get("repeated_turns") or {}),
         ("model calls per conversation", cost["model_calls"]),

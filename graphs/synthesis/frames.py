@@ -1,4 +1,5 @@
-"""A benchmark's questions spread over their frames: no frame above a fifth of them (issue 30).
+"""A benchmark's questions spread over their frames and types: no frame above a fifth of them, no type above
+half (issue 30).
 
 A conversation never repeats a frame (agents/offline/asking.py), but conversations run at once with no
 shared state, so a benchmark of a few turns can ask a third of its questions in one frame by chance
@@ -6,7 +7,9 @@ shared state, so a benchmark of a few turns can ask a third of its questions in 
 the questions of a frame above ``FRAME_CAP`` are asked again, last first, in another wording of the same
 fact (``agents/questioner.py`` ``rewordings``): its reply is the same statements, so only the wording
 changes. A wording is taken only in a frame below the limit and unused in its conversation, within the run's
-``--max-overlap`` (or the question's own overlap, if above it), and passing the whole quality gate.
+``--max-overlap`` (or the question's own overlap, if above it), and passing the whole quality gate. Then the
+questions of a question type above half of them (``TYPE_CAP``: attrs, seed 326, asked 18 factoids of 35) are
+reworded in another type the same way, no frame or type taken to its limit.
 
 Only the offline questioner's plain answerable, unpolished questions are reworded: a model's question is its
 own, and a polished one leans on the history. Each reworded turn keeps what it asked under
@@ -19,6 +22,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -35,11 +39,14 @@ from benchsmith.graphs.synthesis.turn_checks import ill_formed_question
 from benchsmith.language import question_frame
 
 FRAME_CAP = 0.2  # the largest share of a benchmark's questions one frame may have (issue 30)
+TYPE_CAP = 0.5  # the largest share one question type may have (issue 30)
 REFRAMED_KEY = "reframed_from"  # a reworded turn's fields as the conversation asked them
 REWORDED_FIELDS = ("question", "question_unpolished", "rewrite", "question_type", "lexical_overlap", "overlap_rejected")
 
-# (conversation, the turn's position, frames it must not take) → the turn's reworded fields, or None
-Rewording = Callable[[dict[str, Any], int, frozenset[str]], dict[str, Any] | None]
+# (question, its question type) → may the turn take it?
+Acceptable = Callable[[str, str | None], bool]
+# (conversation, the turn's position, what a wording must be) → the turn's reworded fields, or None
+Rewording = Callable[[dict[str, Any], int, Acceptable], dict[str, Any] | None]
 
 
 def frame_of(turn: dict[str, Any]) -> str:
@@ -50,6 +57,11 @@ def frame_of(turn: dict[str, Any]) -> str:
 def frame_limit(questions: int) -> int:
     """The most questions one frame may have among ``questions``: a fifth, and at least one."""
     return max(1, math.floor(FRAME_CAP * questions + 1e-9))
+
+
+def type_limit(questions: int) -> int:
+    """The most questions one question type may have among ``questions``: a half, and at least one."""
+    return max(1, math.floor(TYPE_CAP * questions + 1e-9))
 
 
 def as_asked(dialogue: dict[str, Any]) -> dict[str, Any]:
@@ -67,53 +79,89 @@ def _as_asked(turn: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def spread_frames(dialogues: list[dict[str, Any]], reword: Rewording) -> tuple[list[dict[str, Any]], int]:
-    """The dialogues with the questions of each frame above :func:`frame_limit` reworded by ``reword``
-    where it can, the latest first, and how many were."""
+@dataclass(frozen=True)
+class Spread:
+    """What :func:`spread_frames` reworded: for a frame above its limit, and for a question type above its."""
+
+    reframed: int = 0
+    retyped: int = 0
+
+
+def spread_frames(dialogues: list[dict[str, Any]], reword: Rewording) -> tuple[list[dict[str, Any]], Spread]:
+    """The dialogues with the questions of each frame above :func:`frame_limit`, then of each question type
+    above :func:`type_limit`, reworded by ``reword`` where it can, the latest first; a rewording takes no frame or
+    type to its limit, nor a frame its conversation asks in already."""
     dialogues = [
         {**dialogue, "turns": [{**turn, REFRAMED_KEY: None} for turn in dialogue["turns"]]} for dialogue in dialogues
     ]
-    places: dict[str, list[tuple[int, int]]] = {}
-    for d, dialogue in enumerate(dialogues):
-        for t, turn in enumerate(dialogue["turns"]):
-            places.setdefault(frame_of(turn), []).append((d, t))
-    counts = Counter({frame: len(found) for frame, found in places.items()})
-    limit = frame_limit(sum(counts.values()))
-    reframed = 0
-    for frame in [frame for frame, count in counts.most_common() if count > limit]:
-        for d, t in reversed(places[frame]):
-            if counts[frame] <= limit:
+    places = [(d, t) for d, dialogue in enumerate(dialogues) for t in range(len(dialogue["turns"]))]
+    frames = Counter(frame_of(dialogues[d]["turns"][t]) for d, t in places)
+    types = Counter(dialogues[d]["turns"][t].get("question_type") for d, t in places)
+    frames_allowed, types_allowed = frame_limit(len(places)), type_limit(len(places))
+
+    def rewords(d: int, t: int, *, new_type: bool) -> bool:
+        turns = dialogues[d]["turns"]
+        turn = turns[t]
+        frame, kind = frame_of(turn), turn.get("question_type")
+        own = {frame_of(other) for position, other in enumerate(turns) if position != t}
+
+        def acceptable(question: str, question_type: str | None) -> bool:
+            taken = question_frame(question)
+            if taken == frame or taken in own or frames[taken] >= frames_allowed:
+                return False
+            return (question_type == kind and not new_type) or (
+                question_type != kind and types[question_type] < types_allowed
+            )
+
+        fields = reword(dialogues[d], t, acceptable)
+        if fields is None:
+            return False
+        reworded = {**turn, **fields, REFRAMED_KEY: {key: turn[key] for key in REWORDED_FIELDS if key in turn}}
+        if not acceptable(reworded.get("question_unpolished") or reworded["question"], reworded.get("question_type")):
+            return False  # a rewording must leave every frame and type within its limit
+        turns[t] = reworded
+        frames[frame] -= 1
+        frames[frame_of(reworded)] += 1
+        types[kind] -= 1
+        types[reworded.get("question_type")] += 1
+        return True
+
+    reframed = retyped = 0
+    for frame in [frame for frame, count in frames.most_common() if count > frames_allowed]:
+        for d, t in reversed([(d, t) for d, t in places if frame_of(dialogues[d]["turns"][t]) == frame]):
+            if frames[frame] <= frames_allowed:
                 break
-            turns = dialogues[d]["turns"]
-            own = {frame_of(other) for position, other in enumerate(turns) if position != t}
-            avoid = frozenset({name for name, count in counts.items() if count >= limit} | own | {frame})
-            fields = reword(dialogues[d], t, avoid)
-            if fields is None:
-                continue
-            turn = turns[t]
-            reworded = {**turn, **fields, REFRAMED_KEY: {key: turn[key] for key in REWORDED_FIELDS if key in turn}}
-            if frame_of(reworded) in avoid:
-                continue  # a rewording must leave every frame within the limit
-            turns[t] = reworded
-            counts[frame] -= 1
-            counts[frame_of(reworded)] += 1
-            reframed += 1
-    return dialogues, reframed
+            reframed += rewords(d, t, new_type=False)
+    for kind in [kind for kind, count in types.most_common() if kind is not None and count > types_allowed]:
+        for d, t in reversed([(d, t) for d, t in places if dialogues[d]["turns"][t].get("question_type") == kind]):
+            if types[kind] <= types_allowed:
+                break
+            retyped += rewords(d, t, new_type=True)
+    return dialogues, Spread(reframed, retyped)
 
 
-def frame_shares(dialogues: list[dict[str, Any]], reframed: int) -> dict[str, Any]:
-    """``stats.json``'s ``question_frames``: the most used frame, its share, and the turns reworded."""
-    counts = Counter(frame_of(turn) for dialogue in dialogues for turn in dialogue["turns"])
-    total = sum(counts.values())
-    top, most = counts.most_common(1)[0] if counts else (None, 0)
+def frame_shares(dialogues: list[dict[str, Any]], spread: Spread) -> dict[str, Any]:
+    """``stats.json``'s ``question_frames``: the most used frame and question type, their shares, what is still
+    above its cap, and the turns reworded for each."""
+    turns = [turn for dialogue in dialogues for turn in dialogue["turns"]]
+    frames = Counter(frame_of(turn) for turn in turns)
+    types = Counter(turn.get("question_type") for turn in turns if turn.get("question_type"))
+    total = len(turns)
+    top, most = frames.most_common(1)[0] if frames else (None, 0)
+    top_type, most_type = types.most_common(1)[0] if types else (None, 0)
     return {
         "questions": total,
-        "frames": len(counts),
+        "frames": len(frames),
         "top_frame": top,
         "top_share": round(most / total, 4) if total else 0.0,
         "cap": FRAME_CAP,
-        "above_cap": sorted(frame for frame, count in counts.items() if count > frame_limit(total)),
-        "reframed": reframed,
+        "above_cap": sorted(frame for frame, count in frames.items() if count > frame_limit(total)),
+        "reframed": spread.reframed,
+        "top_type": top_type,
+        "top_type_share": round(most_type / total, 4) if total else 0.0,
+        "type_cap": TYPE_CAP,
+        "types_above_cap": sorted(kind for kind, count in types.items() if count > type_limit(total)),
+        "retyped": spread.retyped,
     }
 
 
@@ -124,7 +172,7 @@ def offline_rewording(runtime: Runtime[SynthesisContext], collection: str, run_i
     context = job.context(runtime)
     statistics = corpus_stats(runtime, collection)
 
-    def reword(dialogue: dict[str, Any], position: int, avoid: frozenset[str]) -> dict[str, Any] | None:
+    def reword(dialogue: dict[str, Any], position: int, acceptable: Acceptable) -> dict[str, Any] | None:
         turn = dialogue["turns"][position]
         asked = turn.get("question_unpolished") or turn["question"]
         if (
@@ -147,7 +195,11 @@ def offline_rewording(runtime: Runtime[SynthesisContext], collection: str, run_i
         ):
             question = candidate.question
             overlap = round(lexical_overlap(question, [gold["text"]]), 4)
-            if question_frame(question) in avoid or overlap > ceiling or answer(gold, question) != turn["response"]:
+            if (
+                not acceptable(question, candidate.question_type)
+                or overlap > ceiling
+                or answer(gold, question) != turn["response"]
+            ):
                 continue
             evidence = TurnEvidence(
                 question=question,
@@ -161,7 +213,7 @@ def offline_rewording(runtime: Runtime[SynthesisContext], collection: str, run_i
                 "question": question,
                 "question_unpolished": question,
                 "rewrite": candidate.rewrite,
-                "question_type": candidate.question_type or turn.get("question_type"),
+                "question_type": candidate.question_type,
                 "lexical_overlap": overlap,
                 "overlap_rejected": overlap > context.max_overlap,
             }

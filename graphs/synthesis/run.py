@@ -170,7 +170,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     asked = [as_asked(dialogue) for dialogue in canonical_records(run_dir.file(DIALOGUES_FILE))]
     dialogues, cut = end_at_repeats(asked)  # each question once: a conversation ends before a repeat
     # no frame above a fifth of the questions: conversations ran apart, and may have chosen alike
-    dialogues, reframed = spread_frames(dialogues, offline_rewording(runtime, state["collection"], state["run_id"]))
+    dialogues, spread = spread_frames(dialogues, offline_rewording(runtime, state["collection"], state["run_id"]))
     write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), dialogues)  # the stable final form, written once
     queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = vector_store(runtime, state["collection"])
@@ -200,7 +200,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
         max_overlap=job.context(runtime).max_overlap,
     )
     stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
-    stats["question_frames"] = frame_shares(dialogues, reframed)
+    stats["question_frames"] = frame_shares(dialogues, spread)
     stats["quality_gate"] = gate_counts(dialogues, job.context(runtime).quality_gate)  # per rubric class (issue 30)
     # what the conversations asked (a corpus with few askable chunks repeats them), and what was cut
     stats["repeated_turns"] = {
