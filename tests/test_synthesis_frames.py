@@ -12,7 +12,7 @@ from rich.console import Console
 
 from benchsmith.agents.offline.asking import answer, fact_of
 from benchsmith.agents.questioner import rewordings
-from benchsmith.cli.synthesize import frame_rows
+from benchsmith.cli.synthesize import spread_rows
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.frames import (
@@ -22,8 +22,8 @@ from benchsmith.graphs.synthesis.frames import (
     as_asked,
     frame_limit,
     frame_of,
-    frame_shares,
-    spread_frames,
+    question_spread,
+    spread_questions,
     type_limit,
 )
 from benchsmith.graphs.synthesis.run import builder as synthesis_builder
@@ -104,7 +104,7 @@ def test_the_limits_are_a_fifth_and_a_half_and_at_least_one():
 
 
 def test_the_latest_questions_of_a_frame_above_the_limit_are_reworded():
-    spread, done = spread_frames(dialogues(ASKED), defined_otherwise)
+    spread, done = spread_questions(dialogues(ASKED), defined_otherwise)
     counts = Counter(frame_of(turn) for dialogue in spread for turn in dialogue["turns"])
     assert max(counts.values()) <= frame_limit(len(ASKED))
     # two of the three, the latest first; the earliest stays as it was asked
@@ -117,7 +117,7 @@ def test_the_latest_questions_of_a_frame_above_the_limit_are_reworded():
 
 
 def test_a_wording_in_a_frame_at_the_limit_is_not_taken():
-    spread, done = spread_frames(dialogues(ASKED), lambda d, t, _: defined_otherwise(d, t, lambda q, k: True))
+    spread, done = spread_questions(dialogues(ASKED), lambda d, t, _: defined_otherwise(d, t, lambda q, k: True))
     assert done.reframed == 1  # the journal's; the dirty page's one wording would put two in "what is meant by …"
     counts = Counter(frame_of(turn) for dialogue in spread for turn in dialogue["turns"])
     assert counts[question_frame("What is meant by the journal?")] == 1
@@ -132,7 +132,7 @@ def test_the_latest_questions_of_a_type_above_half_are_reworded_in_another_type(
         "Is it possible to share a connection?",
         "Why would I get a LockError?",
     ]
-    spread, done = spread_frames(dialogues(asked), defined_otherwise)
+    spread, done = spread_questions(dialogues(asked), defined_otherwise)
     # five factoids of eight, each in a frame of its own: the latest one with another wording in another type is
     # reworded, and no other type had to give way
     assert done == Spread(reframed=0, retyped=1)
@@ -140,12 +140,12 @@ def test_the_latest_questions_of_a_type_above_half_are_reworded_in_another_type(
     assert questions[0] == "Can you explain what a savepoint is?" and questions[1:] == asked[1:]
     types = Counter(t["question_type"] for d in spread for t in d["turns"])
     assert types["factoid"] == type_limit(len(asked)) == 4 and types["explanation"] == 2
-    shares = frame_shares(spread, done)
+    shares = question_spread(spread, done)
     assert shares["types_above_cap"] == [] and shares["retyped"] == 1 and shares["top_type_share"] == 0.5
 
 
 def test_a_reworded_turn_keeps_what_it_asked_and_spreading_again_gives_the_same_dialogues():
-    spread, _ = spread_frames(dialogues(ASKED), defined_otherwise)
+    spread, _ = spread_questions(dialogues(ASKED), defined_otherwise)
     reworded = [turn for dialogue in spread for turn in dialogue["turns"] if turn[REFRAMED_KEY]]
     assert {turn[REFRAMED_KEY]["question"] for turn in reworded} <= set(ASKED)
     assert all(turn["response"] == f"r{ASKED.index(turn[REFRAMED_KEY]['question'])}" for turn in reworded)
@@ -153,13 +153,13 @@ def test_a_reworded_turn_keeps_what_it_asked_and_spreading_again_gives_the_same_
     assert [t["question"] for d in restored for t in d["turns"]] == ASKED
     assert [t["question_type"] for d in restored for t in d["turns"]] == [type_of(q) for q in ASKED]
     assert all(REFRAMED_KEY not in t for d in restored for t in d["turns"])
-    assert spread_frames(restored, defined_otherwise)[0] == spread  # a resumed export writes the same file
+    assert spread_questions(restored, defined_otherwise)[0] == spread  # a resumed export writes the same file
 
 
 def test_a_frame_without_another_wording_stays_and_is_reported():
-    spread, done = spread_frames(dialogues(ASKED), lambda *_: None)
+    spread, done = spread_questions(dialogues(ASKED), lambda *_: None)
     assert done == Spread()
-    shares = frame_shares(spread, done)
+    shares = question_spread(spread, done)
     assert shares["top_frame"] == question_frame(ASKED[0])
     assert shares["top_share"] == pytest.approx(3 / 8, abs=1e-4)
     assert shares["above_cap"] == [question_frame(ASKED[0])] and shares["cap"] == FRAME_CAP
@@ -237,7 +237,7 @@ def test_an_offline_run_rewords_what_a_frame_has_too_many_of_and_records_it(tmp_
         inputs=inputs,
     )
     run = RunDirectory(workspace, "frames")
-    stats = json.loads(run.file("stats.json").read_text(encoding="utf-8"))["question_frames"]
+    stats = json.loads(run.file("stats.json").read_text(encoding="utf-8"))["question_spread"]
     turns = [
         turn for line in run.file("dialogues.jsonl").read_text().splitlines() for turn in json.loads(line)["turns"]
     ]
@@ -263,8 +263,8 @@ def test_an_offline_run_rewords_what_a_frame_has_too_many_of_and_records_it(tmp_
 
 
 def test_the_summary_gives_the_top_frame_and_type_with_what_is_still_above():
-    spread, done = spread_frames(dialogues(["Can you explain what a page is?", *ASKED]), lambda *_: None)
-    rows = dict(frame_rows(frame_shares(spread, done)))
+    spread, done = spread_questions(dialogues(["Can you explain what a page is?", *ASKED]), lambda *_: None)
+    rows = dict(spread_rows(question_spread(spread, done)))
     assert rows["most used question frame (cap), reworded"] == (
         "'can you explain what … is' 44% (20%), 0; still above: 'can you explain what … is'"
     )
@@ -272,7 +272,7 @@ def test_the_summary_gives_the_top_frame_and_type_with_what_is_still_above():
 
 
 def test_a_frame_is_printed_as_written_never_read_as_markup():
-    stats = frame_shares(*spread_frames(dialogues(ASKED), lambda *_: None))
+    stats = question_spread(*spread_questions(dialogues(ASKED), lambda *_: None))
     stats["top_frame"] = "what does [red]… do"  # a model's question may hold brackets
-    row = dict(frame_rows(stats))["most used question frame (cap), reworded"]
+    row = dict(spread_rows(stats))["most used question frame (cap), reworded"]
     assert Console().render_str(row).plain.startswith("'what does [red]… do' 38% (20%)")

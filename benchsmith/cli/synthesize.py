@@ -210,9 +210,9 @@ def gate_warning(gate: dict[str, Any]) -> str | None:
     )
 
 
-def frame_rows(frames: dict[str, Any]) -> list[tuple[str, str]]:
+def spread_rows(frames: dict[str, Any]) -> list[tuple[str, str]]:
     """The most used frame of question and question type, their caps and the turns reworded to keep within
-    them (stats.json's ``question_frames``)."""
+    them (stats.json's ``question_spread``)."""
     if not frames or not frames.get("questions"):
         return []
 
@@ -281,7 +281,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         *overlap_rows(stats),
         ("polisher rejections", f"{stats['polisher_rejections']} of {stats['polished_turns']}"),
         *label_rows(stats.get("labels") or {}),
-        *frame_rows(stats.get("question_frames") or {}),
+        *spread_rows(stats.get("question_spread") or {}),
         *gate_rows(stats.get("quality_gate") or {}),
         *repeat_rows(stats.get("repeated_turns") or {}),
         ("model calls per conversation", cost["model_calls"]),

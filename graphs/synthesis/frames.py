@@ -81,13 +81,13 @@ def _as_asked(turn: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Spread:
-    """What :func:`spread_frames` reworded: for a frame above its limit, and for a question type above its."""
+    """What :func:`spread_questions` reworded: for a frame above its limit, and for a question type above its."""
 
     reframed: int = 0
     retyped: int = 0
 
 
-def spread_frames(dialogues: list[dict[str, Any]], reword: Rewording) -> tuple[list[dict[str, Any]], Spread]:
+def spread_questions(dialogues: list[dict[str, Any]], reword: Rewording) -> tuple[list[dict[str, Any]], Spread]:
     """The dialogues with the questions of each frame above :func:`frame_limit`, then of each question type
     above :func:`type_limit`, reworded by ``reword`` where it can, the latest first; a rewording takes no frame or
     type to its limit, nor a frame its conversation asks in already."""
@@ -140,8 +140,8 @@ def spread_frames(dialogues: list[dict[str, Any]], reword: Rewording) -> tuple[l
     return dialogues, Spread(reframed, retyped)
 
 
-def frame_shares(dialogues: list[dict[str, Any]], spread: Spread) -> dict[str, Any]:
-    """``stats.json``'s ``question_frames``: the most used frame and question type, their shares, what is still
+def question_spread(dialogues: list[dict[str, Any]], spread: Spread) -> dict[str, Any]:
+    """``stats.json``'s ``question_spread``: the most used frame and question type, their shares, what is still
     above its cap, and the turns reworded for each."""
     turns = [turn for dialogue in dialogues for turn in dialogue["turns"]]
     frames = Counter(frame_of(turn) for turn in turns)
@@ -168,7 +168,7 @@ def frame_shares(dialogues: list[dict[str, Any]], spread: Spread) -> dict[str, A
 def offline_rewording(runtime: Runtime[SynthesisContext], collection: str, run_id: str) -> Rewording:
     """How a run's turns are reworded: by the offline questioner when it asked them, else not at all."""
     if not model_seam(runtime, run_id).is_baseline:
-        return lambda _dialogue, _position, _avoid: None
+        return lambda _dialogue, _position, _acceptable: None
     context = job.context(runtime)
     statistics = corpus_stats(runtime, collection)
 

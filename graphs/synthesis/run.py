@@ -22,7 +22,7 @@ from benchsmith.graphs.runtime.progress import report_advance
 from benchsmith.graphs.runtime.ray_blocks import block_map
 from benchsmith.graphs.runtime.resources import run_items
 from benchsmith.graphs.synthesis.conversation import conversation_in_run
-from benchsmith.graphs.synthesis.frames import as_asked, frame_shares, offline_rewording, spread_frames
+from benchsmith.graphs.synthesis.frames import as_asked, offline_rewording, question_spread, spread_questions
 from benchsmith.graphs.synthesis.lookups import corpus_stats, passage_records, vector_store
 from benchsmith.graphs.synthesis.state import (
     BEIR_DIR,
@@ -169,8 +169,8 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     run_dir = job.run_dir(runtime, state["run_id"])
     asked = [as_asked(dialogue) for dialogue in canonical_records(run_dir.file(DIALOGUES_FILE))]
     dialogues, cut = end_at_repeats(asked)  # each question once: a conversation ends before a repeat
-    # no frame above a fifth of the questions: conversations ran apart, and may have chosen alike
-    dialogues, spread = spread_frames(dialogues, offline_rewording(runtime, state["collection"], state["run_id"]))
+    # no frame above a fifth of the questions, no type above half: conversations ran apart, and may have chosen alike
+    dialogues, spread = spread_questions(dialogues, offline_rewording(runtime, state["collection"], state["run_id"]))
     write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), dialogues)  # the stable final form, written once
     queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = vector_store(runtime, state["collection"])
@@ -200,7 +200,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
         max_overlap=job.context(runtime).max_overlap,
     )
     stats["labels"] = label_counts(dialogues)  # answerability, question type, standalone (issue 22)
-    stats["question_frames"] = frame_shares(dialogues, spread)
+    stats["question_spread"] = question_spread(dialogues, spread)
     stats["quality_gate"] = gate_counts(dialogues, job.context(runtime).quality_gate)  # per rubric class (issue 30)
     # what the conversations asked (a corpus with few askable chunks repeats them), and what was cut
     stats["repeated_turns"] = {

@@ -35,8 +35,8 @@ built the turn (absent in older files); ``gate_rejections`` counts the questions
 it found in a kept turn (under ``--quality-gate replan`` only the reading model's: a flagged turn
 no replacement of which passed the gate), and ``gate_replaced`` the reading model's flag of the
 question the turn replaced (empty otherwise). ``reframed_from`` holds the question fields a turn was
-asked with when export reworded it so that no frame has more than a fifth of the questions
-(graphs/synthesis/frames.py; absent otherwise).
+asked with when export reworded it so that no frame has more than a fifth of the questions nor any
+question type more than half (graphs/synthesis/frames.py; null otherwise, absent in older files).
 
 BEIR: ``corpus.jsonl`` (``_id``, ``title``, ``text``), ``queries.jsonl`` (``_id``, ``text``
 and ``metadata``, the labels included), ``qrels/<split>.tsv`` (``query-id corpus-id score`` with
