@@ -219,8 +219,8 @@ def rewordings(
     conversation: str = "",
 ) -> Iterator[BaselineQuestion]:
     """The fact of ``gold`` that ``question`` (the offline questioner's, after ``history``) asks, asked in
-    each of its other wordings, best first as :func:`ask` ranks them: its reply is the same statements. None
-    for a question the offline questioner did not make of ``gold``."""
+    each of its other wordings, its spare frames' too, best first as :func:`ask` ranks them: its reply is the
+    same statements. None for a question the offline questioner did not make of ``gold``."""
     fact = fact_of(gold, question)
     if fact is None:
         return
@@ -234,6 +234,7 @@ def rewordings(
         acceptable=acceptable,
         conversation=conversation,
         only=lambda candidate: candidate == fact,
+        spare=True,
     ):
         if found.question in seen:
             return  # a wording refusal cannot reach (each is refused by its words without the page's name)

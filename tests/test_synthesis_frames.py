@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from benchsmith.agents.offline.asking import answer, fact_of
+from benchsmith.agents.offline.asking import answer, ask, fact_of
+from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.questioner import rewordings
 from benchsmith.cli.synthesize import spread_rows
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
@@ -276,3 +278,24 @@ def test_a_frame_is_printed_as_written_never_read_as_markup():
     stats["top_frame"] = "what does [red]… do"  # a model's question may hold brackets
     row = dict(spread_rows(stats))["most used question frame (cap), reworded"]
     assert Console().render_str(row).plain.startswith("'what does [red]… do' 38% (20%)")
+
+
+NAMED = {
+    "id": "tools.html:0-300",
+    "title": "Tools › Spool Server",
+    "text": "Spool Server\n\nSpool Server is a tool that runs your import scripts with progress reports in your terminal.",
+}
+
+
+def test_a_spare_frame_only_rewords_and_is_still_recognised():
+    definition = next(fact for fact in passage_facts(NAMED["text"], NAMED["title"]) if fact.kind == "definition")
+    spare = "Can you tell me about Spool Server?"
+    assert spare not in [w.question for w in wordings(definition)]
+    assert spare in [w.question for w in wordings(definition, spare=True)]
+    refused: list[str] = []
+    while asked := ask(NAMED, [], rejected=refused, only=lambda fact: fact == definition):
+        assert asked.question != spare  # the questioner never asks in it on its own
+        refused.append(asked.question)
+    first = refused[0]
+    assert spare in [found.question for found in rewordings(NAMED, [], first)]
+    assert fact_of(NAMED, spare) == definition and answer(NAMED, spare) == answer(NAMED, first)

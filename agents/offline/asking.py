@@ -153,10 +153,12 @@ def ask(
     acceptable: Callable[[str], bool] | None = None,
     only: Callable[[Fact], bool] | None = None,
     conversation: str = "",
+    spare: bool = False,
 ) -> Asked | None:
     """The best question about ``gold`` (``{"text", "title"}``) not asked in ``history`` nor
     ``rejected``, one that is ``acceptable`` (a lexical overlap bound) first, about facts ``only``
-    admits (all by default); None when the passage has nothing left to ask. The ``conversation`` (an
+    admits (all by default), in its ``spare`` frames too when asked (agents/offline/wording.py ``Frame``); None
+    when the passage has nothing left to ask. The ``conversation`` (an
     id) joins the history in choosing among equals: conversations that open on one passage have no
     history to tell them apart, and asked it alike (mkdocs, development round 13)."""
     facts = passage_facts(gold["text"], gold.get("title", ""))
@@ -172,7 +174,10 @@ def ask(
     texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
     # What earlier questions about this passage were answered with is not asked again in other words.
     answered = {
-        position for fact in facts if any(w.question in asked for w in wordings(fact)) for position in fact.answer
+        position
+        for fact in facts
+        if any(w.question in asked for w in wordings(fact, spare=True))
+        for position in fact.answer
     }
     # The conversation so far chooses among equally good facts and frames: two conversations that
     # reach one passage ask it different things.
@@ -189,8 +194,8 @@ def ask(
     for fact in facts:
         if only is not None and not only(fact):
             continue
-        worded = wordings(fact)
-        if any(w.question in asked for w in worded) or set(fact.answer) & answered:
+        worded = wordings(fact, spare=spare)
+        if any(w.question in asked for w in wordings(fact, spare=True)) or set(fact.answer) & answered:
             continue  # this fact was asked already, in some frame, or its answer was given
         topic_words = fact.slot(SLOT_WITH_TOPIC[fact.kind]) if fact.kind in SLOT_WITH_TOPIC else fact.topic
         if not specific(topic_words, statistics):
@@ -307,7 +312,7 @@ def fact_of(gold: dict[str, Any], question: str) -> Fact | None:
     if meant := CLARIFIED.match(question):  # "I mean Blueprint.route: what does it do?"
         asked = meant["question"][:1].upper() + meant["question"][1:]
         question = re.sub(r"\bit\b", meant["name"], asked, count=1)
-    return next((fact for fact in facts if any(w.question == question for w in wordings(fact))), None)
+    return next((fact for fact in facts if any(w.question == question for w in wordings(fact, spare=True))), None)
 
 
 def fact_answer(gold: dict[str, Any], fact: Fact) -> str:
@@ -318,7 +323,7 @@ def fact_answer(gold: dict[str, Any], fact: Fact) -> str:
 
 
 def wording_of(fact: Fact, question: str) -> Wording | None:
-    return next((w for w in wordings(fact) if w.question == question), None)
+    return next((w for w in wordings(fact, spare=True) if w.question == question), None)
 
 
 def self_contained(

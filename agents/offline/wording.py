@@ -3,7 +3,8 @@
 A frame is one way of asking ("How do I {vp}?", "What's the best way to {vp}?"); each has the
 question type its wording gives (agents/question_types.py's names). A benchmark draws on many
 frames, so none dominates (benchsmith/language.py ``question_frame`` measures the shares); a conversation does not
-repeat one (agents/offline/asking.py).
+repeat one (agents/offline/asking.py). A spare frame ("Can you tell me about X?") is asked only to reword a
+question whose frame a benchmark has too many of (graphs/synthesis/frames.py).
 
 The verb a procedure names is put in a user's words where documentation has its own register
 (``USER_VERBS``: "obtain" → "get", "terminate" → "stop"): a question that copies its passage
@@ -74,9 +75,11 @@ class Frame:
     name: str  # the frame's id: questions in one frame read alike
     question_type: str  # factoid, explanation, comparison, how-to, yes/no
     template: str  # slots in braces: {vp}, {clause}, {mark}, {entry}, {error}, {thing}, {a}, {b}, ...
+    # asked only to reword a question whose frame a benchmark has too many of (graphs/synthesis/frames.py)
+    spare: bool = False
 
 
-def _frames(*rows: tuple[str, str, str]) -> tuple[Frame, ...]:
+def _frames(*rows: tuple[str, str, str] | tuple[str, str, str, bool]) -> tuple[Frame, ...]:
     return tuple(Frame(*row) for row in rows)
 
 
@@ -122,6 +125,10 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("what-is", "factoid", "What {is} {thing}?"),
         ("explain-what-is", "explanation", "Can you explain what {thing} {is}?"),
         ("what-exactly", "factoid", "What exactly {is} {thing}?"),
+        # "What is X?" is a fragment to the gate for a name of one or two words, so a definition had two frames and
+        # a benchmark of 8 questions with three definitions asked two in one (typer, test: 25%). A broader question,
+        # asked only when a benchmark needs another frame: of a name or a code name it passes, of "a vacuum" not.
+        ("tell-me-about", "explanation", "Can you tell me about {thing}?", True),
     ),
     # Several factoid frames carry a word of their own ("purpose", "role", "meant"): the overlap
     # bound refuses "What does json.dump do?" (every content word is in its passage), so with one
@@ -355,8 +362,8 @@ def frames_of(fact: Fact) -> tuple[Frame, ...]:
 OCCASION_FRAMES = frozenset({"useful-when", "option-when", "option-why", "when-use", "why-call", "what-problem"})
 
 
-def wordings(fact: Fact) -> list[Wording]:
-    """The fact asked in each of its frames."""
+def wordings(fact: Fact, *, spare: bool = False) -> list[Wording]:
+    """The fact asked in each of its frames (and its ``spare`` ones: see ``Frame``)."""
     slots = dict(fact.slots)
     if "vp" in slots:
         slots["vp"] = users_verb(slots["vp"])
@@ -393,7 +400,8 @@ def wordings(fact: Fact) -> list[Wording]:
             frame.question_type,
         )
         for frame in frames_of(fact)
-        if not (light and frame.name == "keyword-task")  # "give explicit styling" is no query anyone types
+        if (spare or not frame.spare)
+        and not (light and frame.name == "keyword-task")  # "give explicit styling" is no query anyone types
     ]
 
 
