@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from benchsmith.evals.quality_gate import GateVerdict
+from benchsmith.evals.quality_gate.summary import gate_summary
 from benchsmith.evals.reports.audit_report import audit_report_files
 from benchsmith.stores.persistence.files import write_files_atomic
 from tests.chromium import chromium_or_skip, loaded_images, png_size, take_screenshot
@@ -418,3 +420,18 @@ def test_the_shortcuts_section_names_the_flags_figures_reference_and_ill_formed_
     images = html_images(page)
     assert len(images) == 3  # the overlap histograms beside the two of the full audit
     assert all(png_size(image)[0] > 200 for image in images)
+
+
+def test_the_quality_gate_section_lists_a_frame_over_its_cap_with_its_questions_as_written(tmp_path):
+    questions = {f"c{i:04d}_t0": f"What is the role of the {name}?" for i, name in enumerate("abcde")}
+    questions |= {"c0005_t0": f"What is the role of {ESCAPE_ATTEMPT}?", "c0006_t0": "How do I open a cursor?"}
+    audit = full_audit()
+    audit["quality_gate"] = gate_summary({turn: GateVerdict(flags={}) for turn in questions}, questions, examples=6)
+    files = write_files_atomic(tmp_path, audit_report_files(audit))
+    markdown = files["markdown"].read_text(encoding="utf-8")
+    gate = section_text(markdown, "Quality gate")
+    assert "Question frames: 2 among 7 questions; the most used, 'what is role of …', holds 86%" in gate
+    rows = [row for row in markdown_tables(markdown)["Quality gate"] if row[0] == "what is role of …"]
+    assert [row[3] for row in rows] == [f"c{i:04d}\\_t0" for i in range(6)] and rows[0][1:3] == ["6", "85.7%"]
+    page = files["html"].read_text(encoding="utf-8")
+    assert ESCAPE_ATTEMPT not in page and "What is the role of the a?" in page

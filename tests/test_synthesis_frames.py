@@ -15,14 +15,13 @@ from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.questioner import rewordings
 from benchsmith.cli.synthesize import spread_rows
+from benchsmith.evals.measures.question_frames import FRAME_CAP, frame_limit
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.frames import (
-    FRAME_CAP,
     REFRAMED_KEY,
     Spread,
     as_asked,
-    frame_limit,
     frame_of,
     question_spread,
     spread_questions,

@@ -212,8 +212,40 @@ def quality_gate_section(
                 ],
             ),
         ]
+    blocks += frame_blocks(summary.get("frames"), link)
     blocks += reviewer_agreement_blocks(review)
     return document.Section("Quality gate", blocks)
+
+
+def frame_blocks(frames: Mapping[str, Any] | None, link: TurnLink) -> list[document.Block]:
+    """How the questions spread over their frames (evals/measures/question_frames.py), with the
+    questions of each frame above the cap; nothing for a gate file written before frames were read."""
+    if not frames or not frames["questions"]:
+        return []
+    line = (
+        f"Question frames: {frames['frames']:,} among {frames['questions']:,} questions; the most used, "
+        f"'{frames['top_frame']}', holds {frames['top_share']:.0%} (users' questions keep each under "
+        f"{frames['cap']:.0%})."
+    )
+    if not frames["above_cap"]:
+        return [line]
+    return [
+        line,
+        document.Table(
+            ["frame", "questions", "share", "turn", "question"],
+            [
+                [
+                    document.Cell(item["frame"]),
+                    document.Cell(f"{item['questions']:,}"),
+                    document.Cell(figures.percent(item["share"])),
+                    document.Cell(str(example["turn"]), link=link(example["turn"])),
+                    document.Cell(str(example["question"])),
+                ]
+                for item in frames["above_cap"]
+                for example in item["examples"]
+            ],
+        ),
+    ]
 
 
 def reviewer_agreement_blocks(review: Mapping[str, Any] | None) -> list[document.Block]:

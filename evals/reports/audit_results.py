@@ -93,6 +93,8 @@ def audit_summary(results: dict[str, Any], confirmed_missing: int, report_paths:
             "turns": gate["turns"],
             "flagged": gate["flagged"],
             "by_class": {klass: values["turns"] for klass, values in gate["classes"].items()},
+            # the most used frame's share of the questions (evals/measures/question_frames.py)
+            "top_frame_share": (gate.get("frames") or {}).get("top_share"),
             # Against the benchmark's newest review (`benchsmith review`): None when it has none.
             "reviewer_agreement": (results.get("review") or {}).get("agreement"),
         },

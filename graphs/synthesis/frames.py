@@ -4,9 +4,9 @@ half (issue 30).
 A conversation never repeats a frame (agents/offline/asking.py), but conversations run at once with no
 shared state, so a benchmark of a few turns can ask a third of its questions in one frame by chance
 (typer's seeds: 25% to 43% of 7 or 8 turns; one Markdown seed 21% of 19; round 30 readings). At export
-the questions of a frame above ``FRAME_CAP`` are asked again, last first, in another wording of the same
-fact (``agents/questioner.py`` ``rewordings``): its reply is the same statements, so only the wording
-changes. A wording is taken only in a frame below the limit and unused in its conversation, within the run's
+the questions of a frame above ``FRAME_CAP`` (evals/measures/question_frames.py) are asked again, last
+first, in another wording of the same fact (``agents/questioner.py`` ``rewordings``): its reply is the
+same statements, so only the wording changes. A wording is taken only in a frame below the limit and unused in its conversation, within the run's
 ``--max-overlap`` (or the question's own overlap, if above it), and passing the whole quality gate. Then the
 questions of a question type above half of them (``TYPE_CAP``: attrs, seed 326, asked 18 factoids of 35) are
 reworded in another type the same way, no frame or type taken to its limit.
@@ -30,6 +30,7 @@ from langgraph.runtime import Runtime
 from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.questioner import rewordings
 from benchsmith.evals.measures.lexical_overlap import lexical_overlap
+from benchsmith.evals.measures.question_frames import FRAME_CAP, frame_limit
 from benchsmith.evals.quality_gate import judge_turn
 from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
@@ -38,7 +39,6 @@ from benchsmith.graphs.synthesis.state import job
 from benchsmith.graphs.synthesis.turn_checks import ill_formed_question
 from benchsmith.language import question_frame
 
-FRAME_CAP = 0.2  # the largest share of a benchmark's questions one frame may have (issue 30)
 TYPE_CAP = 0.5  # the largest share one question type may have (issue 30)
 REFRAMED_KEY = "reframed_from"  # a reworded turn's fields as the conversation asked them
 REWORDED_FIELDS = ("question", "question_unpolished", "rewrite", "question_type", "lexical_overlap", "overlap_rejected")
@@ -52,11 +52,6 @@ Rewording = Callable[[dict[str, Any], int, Acceptable], dict[str, Any] | None]
 def frame_of(turn: dict[str, Any]) -> str:
     """The frame of the question the questioner wrote (before any polish)."""
     return question_frame(turn.get("question_unpolished") or turn["question"])
-
-
-def frame_limit(questions: int) -> int:
-    """The most questions one frame may have among ``questions``: a fifth, and at least one."""
-    return max(1, math.floor(FRAME_CAP * questions + 1e-9))
 
 
 def type_limit(questions: int) -> int:
