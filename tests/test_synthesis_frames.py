@@ -14,9 +14,12 @@ from benchsmith.agents.offline.asking import answer, ask, fact_of
 from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.questioner import rewordings
+from benchsmith.agents.seam.backends import ScriptedBackend
+from benchsmith.agents.seam.models import ModelSeam
 from benchsmith.cli.synthesize import spread_rows
 from benchsmith.evals.measures.question_frames import FRAME_CAP, frame_limit
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
+from benchsmith.graphs.runtime.resources import asks_offline, register_model
 from benchsmith.graphs.runtime.runner import run_job
 from benchsmith.graphs.synthesis.frames import (
     REFRAMED_KEY,
@@ -298,3 +301,10 @@ def test_a_spare_frame_only_rewords_and_is_still_recognised():
     first = refused[0]
     assert spare in [found.question for found in rewordings(NAMED, [], first)]
     assert fact_of(NAMED, spare) == definition and answer(NAMED, spare) == answer(NAMED, first)
+
+
+def test_only_an_offline_questioners_run_is_reworded_and_telling_builds_no_client():
+    scripted = register_model("scripted:frames", ModelSeam(ScriptedBackend(replier=lambda *_: "{}", model="m")))
+    offline = register_model("offline:frames", ModelSeam(None))
+    assert asks_offline("baseline") and asks_offline(offline)
+    assert not asks_offline(scripted) and not asks_offline("openai:gpt-4o-mini")

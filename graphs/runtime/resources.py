@@ -126,6 +126,13 @@ def estimating() -> Iterator[None]:
         _estimating.reset(token)
 
 
+def asks_offline(spec: str) -> bool:
+    """Is ``spec`` the offline baseline (its name, or a registered seam without a model), told without
+    building a client (a run's own process builds none when its conversations ran on Ray)?"""
+    with _lock:
+        return spec == BASELINE or (spec in _models and _models[spec].is_baseline)
+
+
 def missing_key(spec: str) -> str | None:
     """Why ``spec``'s server would refuse every call for want of a key (None: it would not)."""
     if spec in _models or spec == BASELINE:

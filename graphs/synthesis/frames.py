@@ -30,11 +30,12 @@ from langgraph.runtime import Runtime
 from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.questioner import rewordings
 from benchsmith.evals.measures.lexical_overlap import lexical_overlap
-from benchsmith.evals.measures.question_frames import FRAME_CAP, frame_limit
+from benchsmith.evals.measures.question_frames import frame_concentration, frame_limit
 from benchsmith.evals.quality_gate import judge_turn
 from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
-from benchsmith.graphs.synthesis.lookups import corpus_stats, model_seam, passages_of
+from benchsmith.graphs.runtime.resources import asks_offline
+from benchsmith.graphs.synthesis.lookups import corpus_stats, passages_of
 from benchsmith.graphs.synthesis.state import job
 from benchsmith.graphs.synthesis.turn_checks import ill_formed_question
 from benchsmith.language import question_frame
@@ -136,35 +137,32 @@ def spread_questions(dialogues: list[dict[str, Any]], reword: Rewording) -> tupl
 
 
 def question_spread(dialogues: list[dict[str, Any]], spread: Spread) -> dict[str, Any]:
-    """``stats.json``'s ``question_spread``: the most used frame and question type, their shares, what is still
-    above its cap, and the turns reworded for each."""
+    """``stats.json``'s ``question_spread``: the most used frame (evals/measures/question_frames.py, of the
+    questions as the questioner wrote them) and question type, their shares, what is still above its cap,
+    and the turns reworded for each."""
     turns = [turn for dialogue in dialogues for turn in dialogue["turns"]]
-    frames = Counter(frame_of(turn) for turn in turns)
+    frames = frame_concentration(
+        {str(number): turn.get("question_unpolished") or turn["question"] for number, turn in enumerate(turns)}
+    )
     types = Counter(turn.get("question_type") for turn in turns if turn.get("question_type"))
-    total = len(turns)
-    top, most = frames.most_common(1)[0] if frames else (None, 0)
     top_type, most_type = types.most_common(1)[0] if types else (None, 0)
     return {
-        "questions": total,
-        "frames": len(frames),
-        "top_frame": top,
-        "top_share": round(most / total, 4) if total else 0.0,
-        "cap": FRAME_CAP,
-        "above_cap": sorted(frame for frame, count in frames.items() if count > frame_limit(total)),
+        **{key: frames[key] for key in ("questions", "frames", "top_frame", "top_share", "cap")},
+        "above_cap": sorted(item["frame"] for item in frames["above_cap"]),
         "reframed": spread.reframed,
         "top_type": top_type,
-        "top_type_share": round(most_type / total, 4) if total else 0.0,
+        "top_type_share": round(most_type / len(turns), 4) if turns else 0.0,
         "type_cap": TYPE_CAP,
-        "types_above_cap": sorted(kind for kind, count in types.items() if count > type_limit(total)),
+        "types_above_cap": sorted(kind for kind, count in types.items() if count > type_limit(len(turns))),
         "retyped": spread.retyped,
     }
 
 
-def offline_rewording(runtime: Runtime[SynthesisContext], collection: str, run_id: str) -> Rewording:
+def offline_rewording(runtime: Runtime[SynthesisContext], collection: str) -> Rewording:
     """How a run's turns are reworded: by the offline questioner when it asked them, else not at all."""
-    if not model_seam(runtime, run_id).is_baseline:
-        return lambda _dialogue, _position, _acceptable: None
     context = job.context(runtime)
+    if not asks_offline(context.llm):
+        return lambda _dialogue, _position, _acceptable: None
     statistics = corpus_stats(runtime, collection)
 
     def reword(dialogue: dict[str, Any], position: int, acceptable: Acceptable) -> dict[str, Any] | None:

@@ -170,7 +170,7 @@ def export(state: SynthesisState, runtime: Runtime[SynthesisContext]) -> dict[st
     asked = [as_asked(dialogue) for dialogue in canonical_records(run_dir.file(DIALOGUES_FILE))]
     dialogues, cut = end_at_repeats(asked)  # each question once: a conversation ends before a repeat
     # no frame above a fifth of the questions, no type above half: conversations ran apart, and may have chosen alike
-    dialogues, spread = spread_questions(dialogues, offline_rewording(runtime, state["collection"], state["run_id"]))
+    dialogues, spread = spread_questions(dialogues, offline_rewording(runtime, state["collection"]))
     write_jsonl_atomic(run_dir.file(DIALOGUES_FILE), dialogues)  # the stable final form, written once
     queries, qrels, labels = benchmark_records(dialogues, job.context(runtime).history_window)
     store = vector_store(runtime, state["collection"])
