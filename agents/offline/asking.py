@@ -172,11 +172,13 @@ def ask(
     )
     asked_types = Counter(turn.get("question_type") for turn in history)
     texts = {s.position: s.text for s in statements(gold["text"], gold.get("title", ""))}
+    # Every wording of every fact, in its spare frames too: a question asked in any of them was asked.
+    worded_facts = [(fact, wordings(fact, spare=True)) for fact in facts]
     # What earlier questions about this passage were answered with is not asked again in other words.
     answered = {
         position
-        for fact in facts
-        if any(w.question in asked for w in wordings(fact, spare=True))
+        for fact, every_wording in worded_facts
+        if any(w.question in asked for w in every_wording)
         for position in fact.answer
     }
     # The conversation so far chooses among equally good facts and frames: two conversations that
@@ -191,12 +193,12 @@ def ask(
     passage_words = copy_words(gold["text"])
     claimed = _claims(facts, statistics, conversation)
     candidates = []
-    for fact in facts:
+    for fact, every_wording in worded_facts:
         if only is not None and not only(fact):
             continue
-        worded = wordings(fact, spare=spare)
-        if any(w.question in asked for w in wordings(fact, spare=True)) or set(fact.answer) & answered:
+        if any(w.question in asked for w in every_wording) or set(fact.answer) & answered:
             continue  # this fact was asked already, in some frame, or its answer was given
+        worded = [wording for wording in every_wording if spare or not wording.spare]
         topic_words = fact.slot(SLOT_WITH_TOPIC[fact.kind]) if fact.kind in SLOT_WITH_TOPIC else fact.topic
         if not specific(topic_words, statistics):
             continue

@@ -320,6 +320,7 @@ class Wording:
     question: str
     frame: str
     question_type: str
+    spare: bool = False  # in a spare frame (see ``Frame``)
 
 
 def frames_of(fact: Fact) -> tuple[Frame, ...]:
@@ -398,6 +399,7 @@ def wordings(fact: Fact, *, spare: bool = False) -> list[Wording]:
             else _sentence_case(frame.template.format(**slots)),
             frame.name,
             frame.question_type,
+            frame.spare,
         )
         for frame in frames_of(fact)
         if (spare or not frame.spare)

@@ -21,9 +21,14 @@ FRAME_CAP = 0.2  # the largest share of a benchmark's questions one frame may ha
 EXAMPLES_PER_FRAME = 3
 
 
+def share_limit(share: float, questions: int) -> int:
+    """The most questions one kind may have among ``questions`` where it may hold ``share`` of them: at least one."""
+    return max(1, math.floor(share * questions + 1e-9))
+
+
 def frame_limit(questions: int) -> int:
     """The most questions one frame may have among ``questions``: a fifth, and at least one."""
-    return max(1, math.floor(FRAME_CAP * questions + 1e-9))
+    return share_limit(FRAME_CAP, questions)
 
 
 def frame_concentration(questions: Mapping[str, str], examples: int = EXAMPLES_PER_FRAME) -> dict[str, Any]:

@@ -19,7 +19,6 @@ conversations asked.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from langgraph.runtime import Runtime
 from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.questioner import rewordings
 from benchsmith.evals.measures.lexical_overlap import lexical_overlap
-from benchsmith.evals.measures.question_frames import frame_concentration, frame_limit
+from benchsmith.evals.measures.question_frames import frame_concentration, frame_limit, share_limit
 from benchsmith.evals.quality_gate import judge_turn
 from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
@@ -57,7 +56,7 @@ def frame_of(turn: dict[str, Any]) -> str:
 
 def type_limit(questions: int) -> int:
     """The most questions one question type may have among ``questions``: a half, and at least one."""
-    return max(1, math.floor(TYPE_CAP * questions + 1e-9))
+    return share_limit(TYPE_CAP, questions)
 
 
 def as_asked(dialogue: dict[str, Any]) -> dict[str, Any]:
@@ -91,15 +90,16 @@ def spread_questions(dialogues: list[dict[str, Any]], reword: Rewording) -> tupl
         {**dialogue, "turns": [{**turn, REFRAMED_KEY: None} for turn in dialogue["turns"]]} for dialogue in dialogues
     ]
     places = [(d, t) for d, dialogue in enumerate(dialogues) for t in range(len(dialogue["turns"]))]
-    frames = Counter(frame_of(dialogues[d]["turns"][t]) for d, t in places)
+    frame_at = {(d, t): frame_of(dialogues[d]["turns"][t]) for d, t in places}  # each question parsed once
+    frames = Counter(frame_at.values())
     types = Counter(dialogues[d]["turns"][t].get("question_type") for d, t in places)
     frames_allowed, types_allowed = frame_limit(len(places)), type_limit(len(places))
 
     def rewords(d: int, t: int, *, new_type: bool) -> bool:
         turns = dialogues[d]["turns"]
         turn = turns[t]
-        frame, kind = frame_of(turn), turn.get("question_type")
-        own = {frame_of(other) for position, other in enumerate(turns) if position != t}
+        frame, kind = frame_at[d, t], turn.get("question_type")
+        own = {frame_at[d, position] for position in range(len(turns)) if position != t}
 
         def acceptable(question: str, question_type: str | None) -> bool:
             taken = question_frame(question)
@@ -115,16 +115,16 @@ def spread_questions(dialogues: list[dict[str, Any]], reword: Rewording) -> tupl
         reworded = {**turn, **fields, REFRAMED_KEY: {key: turn[key] for key in REWORDED_FIELDS if key in turn}}
         if not acceptable(reworded.get("question_unpolished") or reworded["question"], reworded.get("question_type")):
             return False  # a rewording must leave every frame and type within its limit
-        turns[t] = reworded
+        turns[t], frame_at[d, t] = reworded, frame_of(reworded)
         frames[frame] -= 1
-        frames[frame_of(reworded)] += 1
+        frames[frame_at[d, t]] += 1
         types[kind] -= 1
         types[reworded.get("question_type")] += 1
         return True
 
     reframed = retyped = 0
     for frame in [frame for frame, count in frames.most_common() if count > frames_allowed]:
-        for d, t in reversed([(d, t) for d, t in places if frame_of(dialogues[d]["turns"][t]) == frame]):
+        for d, t in reversed([place for place in places if frame_at[place] == frame]):
             if frames[frame] <= frames_allowed:
                 break
             reframed += rewords(d, t, new_type=False)
