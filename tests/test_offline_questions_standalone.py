@@ -62,6 +62,8 @@ def test_a_phrasal_verb_keeps_its_preposition(passage):
     "passage, lifted",
     [
         ("You can then call pytest.fail() with a custom error message.", "pytest.fail"),
+        ("You can just create typer.Typer() apps and add them inside one another.", "typer.Typer()"),
+        ("If you want every user to have a Token, you can simply catch the User's post_save signal.", "post_save"),
         ("You can add as many project roots as you want by adding rewrite rules.", "as many"),
         ("You can name which subdirectory to make the output relative to by giving a path.", "which"),
         ("In that case you can apply the second rule with the --root option.", "second rule"),

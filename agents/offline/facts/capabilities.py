@@ -29,6 +29,11 @@ from benchsmith.passages import URL_ONLY
 
 # Nouns of the manual itself: "You can consult the funcarg comparison section in the docs" reads the manual.
 MANUAL_NOUNS = frozenset("section docs documentation chapter page guide tutorial manual reference".split())
+# "You can then call ...", "You can now edit ...": a step after one the sentence does not name. "You can just create
+# typer.Typer() apps", "you can simply catch the post_save signal": how easy a step is, once the reader is where the
+# page has brought them; asked as "Is it possible to ...?" it doubts what no user doubts (development readings: the
+# four capability turns read from "can simply", three sentences of drf and MkDocs, all broken).
+STEP_ADVERBS = frozenset({"then", "now", "just", "simply"})
 
 
 def capabilities(statement: Statement, sentence: Sentence) -> Found:
@@ -45,7 +50,7 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
         return []
     if root.lemma in META_VERBS and any(token.lemma in MANUAL_NOUNS for token in sentence.tokens):
         return []  # "You can consult funcarg comparison section in the docs": reading the manual (pytest, round 14)
-    if any(child.dep == "advmod" and child.lemma in ("then", "now") for child in sentence.children(root.index)):
+    if any(child.dep == "advmod" and child.lemma in STEP_ADVERBS for child in sentence.children(root.index)):
         return []  # "You can then call pytest.fail()", "You can now edit ...": a step after one this sentence does not name
     indices = verb_phrase(sentence, root, complement=True)
     obj = sentence.child(root.index, "dobj")
