@@ -11,7 +11,7 @@ from benchsmith.agents.offline.headings import context_name
 from benchsmith.agents.offline.namesakes import shared_name
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.text import PassageStatistics
-from benchsmith.agents.turn_types import TypedQuestioner, named_elsewhere
+from benchsmith.agents.turn_types import TypedQuestioner, checkable_absence, named_elsewhere
 
 
 def questions(text: str, title: str = "Guide › Page") -> list[str]:
@@ -248,3 +248,19 @@ def test_two_entries_described_alike_are_one_meaning_not_two():
 def test_only_a_code_name_is_held_named_elsewhere():
     statistics = PassageStatistics(["Gold sponsors fund the project.", "Sponsors of gold level are thanked."])
     assert not named_elsewhere("gold sponsors", statistics, held_out=1)
+
+
+def test_an_unanswerable_question_names_a_code_name():
+    held_out = {
+        "text": "Template inheritance makes it possible to keep certain elements on each page, like the header "
+        "and the footer. The set_layout() hook picks the base template of a page.",
+        "title": "Templates › Inheritance",
+    }
+    statistics = PassageStatistics([held_out["text"], "Unrelated text about routing requests."])
+    assert not checkable_absence("certain elements", statistics, held_out=1)
+    assert checkable_absence("set_layout()", statistics, held_out=1)
+    asked = TypedQuestioner().baseline(kind="unanswerable", passages=[held_out], history=[], corpus_stats=statistics)
+    assert "set_layout()" in asked.question
+    prose = {"text": held_out["text"].split(" The ")[0] + ".", "title": held_out["title"]}
+    page = TypedQuestioner().baseline(kind="unanswerable", passages=[prose], history=[], corpus_stats=statistics)
+    assert page.question_type == "summary"  # no fact to hold out: the label judge re-plans the turn
