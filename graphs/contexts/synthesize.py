@@ -108,7 +108,9 @@ class SynthesisContext(RayOptions, StoreOptions, ModelOptions):
     unanswerable_rate: float = share_field(
         "Share of turns the corpus cannot answer: a question about a chunk of the conversation's "
         "cluster that is held out of the benchmark's corpus (no qrels; the reference reply says the "
-        "documents do not answer it), kept only when the judge finds no remaining chunk that answers it."
+        "documents do not answer it), kept only when the judge finds no remaining chunk that answers it. "
+        "The offline questioner asks it only about a code name no remaining chunk names; a turn without one "
+        "is dropped to answerable and counted."
     )
     partial_rate: float = share_field(
         "Share of turns the corpus answers in part: the question needs a held-out chunk and an "
