@@ -248,6 +248,10 @@ def test_two_entries_described_alike_are_one_meaning_not_two():
 def test_only_a_code_name_is_held_named_elsewhere():
     statistics = PassageStatistics(["Gold sponsors fund the project.", "Sponsors of gold level are thanked."])
     assert not named_elsewhere("gold sponsors", statistics, held_out=1)
+    # a flag or a CamelCase name is a code name too: counted where other pages name it
+    pages = PassageStatistics(["The GitHub organization hosts the code.", "Join the GitHub organization to help."])
+    assert named_elsewhere("the GitHub organization", pages, held_out=1)
+    assert named_elsewhere("--verbose", PassageStatistics(["--verbose\n\nMore output.", "Pass --verbose."]), 1)
 
 
 def test_an_unanswerable_question_names_a_code_name():

@@ -51,7 +51,7 @@ def capabilities(statement: Statement, sentence: Sentence) -> Found:
     if root.lemma in META_VERBS and any(token.lemma in MANUAL_NOUNS for token in sentence.tokens):
         return []  # "You can consult funcarg comparison section in the docs": reading the manual (pytest, round 14)
     if any(child.dep == "advmod" and child.lemma in STEP_ADVERBS for child in sentence.children(root.index)):
-        return []  # "You can then call pytest.fail()", "You can now edit ...": a step after one this sentence does not name
+        return []  # a step after one the sentence does not name, or how easy it is (STEP_ADVERBS)
     indices = verb_phrase(sentence, root, complement=True)
     obj = sentence.child(root.index, "dobj")
     if obj is not None and any(
