@@ -210,10 +210,10 @@ def gate_warning(gate: dict[str, Any]) -> str | None:
     )
 
 
-def spread_rows(frames: dict[str, Any]) -> list[tuple[str, str]]:
+def spread_rows(spread: dict[str, Any]) -> list[tuple[str, str]]:
     """The most used frame of question and question type, their caps and the turns reworded to keep within
     them (stats.json's ``question_spread``)."""
-    if not frames or not frames.get("questions"):
+    if not spread or not spread.get("questions"):
         return []
 
     def still_above(names: list[str]) -> str:
@@ -222,13 +222,13 @@ def spread_rows(frames: dict[str, Any]) -> list[tuple[str, str]]:
     return [
         (
             "most used question frame (cap), reworded",
-            f"'{shown(frames['top_frame'])}' {frames['top_share']:.0%} ({frames['cap']:.0%}), "
-            f"{frames['reframed']}{still_above(frames['above_cap'])}",
+            f"'{shown(spread['top_frame'])}' {spread['top_share']:.0%} ({spread['cap']:.0%}), "
+            f"{spread['reframed']}{still_above(spread['above_cap'])}",
         ),
         (
             "most used question type (cap), reworded",
-            f"{shown(frames['top_type'])} {frames['top_type_share']:.0%} ({frames['type_cap']:.0%}), "
-            f"{frames['retyped']}{still_above(frames['types_above_cap'])}",
+            f"{shown(spread['top_type'])} {spread['top_type_share']:.0%} ({spread['type_cap']:.0%}), "
+            f"{spread['retyped']}{still_above(spread['types_above_cap'])}",
         ),
     ]
 

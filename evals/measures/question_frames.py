@@ -39,6 +39,7 @@ def frame_concentration(questions: Mapping[str, str], examples: int = EXAMPLES_P
     counts = Counter(frames.values())
     total = len(frames)
     top, most = counts.most_common(1)[0] if counts else (None, 0)
+    allowed = frame_limit(total)
     return {
         "questions": total,
         "frames": len(counts),
@@ -56,7 +57,7 @@ def frame_concentration(questions: Mapping[str, str], examples: int = EXAMPLES_P
                 ],
             }
             for frame, count in counts.most_common()
-            if count > frame_limit(total)
+            if count > allowed
         ],
     }
 
