@@ -294,6 +294,7 @@ def report(state: AuditState, runtime: Runtime[AuditContext]) -> AuditOutput:
             label_note=label_checks.label_note(turn_labels),
             gate_note=gate_note(gate_summary_),
             gate_over_limit=gate_summary_["over_limit"],
+            queries=len(benchmark.queries),
         ),
         "sampling": sampling_note(len(instances), population, context.seed),
         "notes": audit_notes(
