@@ -105,10 +105,12 @@ class Corpus:
         return list(dict.fromkeys([*lexical, *dense[:depth]]))
 
 
-def sheet_item(number: int, dialogue: dict[str, Any], index: int, corpus: Corpus) -> str:
+def sheet_item(number: int, dialogue: dict[str, Any], index: int, corpus: Corpus, *, pooled: bool = False) -> str:
+    """One item of the sheet; ``pooled``: runs share conversation ids, so the item names its run too."""
     turn = dialogue["turns"][index]
     kind = turn.get("turn_type", "answerable")
-    lines = [f"## Item {number} · {dialogue['conversation_id']}:{index} · {kind} turn"]
+    turn_id = f"{dialogue['conversation_id']}:{index}"
+    lines = [f"## Item {number} · {dialogue['run'] + ' ' if pooled else ''}{turn_id} · {kind} turn"]
     earlier = dialogue["turns"][max(0, index - 2) : index]
     if earlier:
         lines.append("\nEarlier in the conversation:")
@@ -169,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{arguments.seed}\n\nRead each item with the rubric and give it a verdict.\n"
     )
     items = [
-        sheet_item(number, dialogue, index, corpora[dialogue["run"]])
+        sheet_item(number, dialogue, index, corpora[dialogue["run"]], pooled=len(corpora) > 1)
         for number, (dialogue, index) in enumerate(drawn, start=1)
     ]
     (arguments.out / "sheet.md").write_text(header + "\n\n".join(items) + "\n", encoding="utf-8")

@@ -14,13 +14,18 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "reading_sheet.
 
 
 @pytest.fixture(scope="module")
-def draw():
+def sheet():
     spec = importlib.util.spec_from_file_location("reading_sheet", SCRIPT)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    return module.draw
+    return module
+
+
+@pytest.fixture(scope="module")
+def draw(sheet):
+    return sheet.draw
 
 
 def dialogue(run: str, conversation: str, *asked: tuple[str, str]) -> dict:
@@ -88,3 +93,15 @@ def test_coverage_counts_a_reading_only_for_the_turn_it_read_and_the_last_file_w
     assert "broken (None): What is C?" in printed and "unread: What is B?" in printed
     assert coverage.main([*arguments, str(later), str(earlier)]) == 1  # the earlier file last: C reads ok
     assert "2 read, 0 broken" in capsys.readouterr().out
+
+
+class NoPassages:
+    def passages(self, ids):
+        return []
+
+
+def test_a_pooled_sheet_names_each_items_run_since_runs_share_conversation_ids(sheet):
+    first, second = dialogue("s0", "c0", ("What is A?", "a")), dialogue("s1", "c0", ("What is C?", "c"))
+    pooled = [sheet.sheet_item(number, d, 0, NoPassages(), pooled=True) for number, d in enumerate((first, second))]
+    assert pooled[0].startswith("## Item 0 · s0 c0:0 ·") and pooled[1].startswith("## Item 1 · s1 c0:0 ·")
+    assert sheet.sheet_item(1, first, 0, NoPassages()).startswith("## Item 1 · c0:0 · answerable turn")
