@@ -4,6 +4,7 @@ The CLI's option declarations and ``--help`` read their defaults from here; the 
 import them from here, under their own names.
 """
 
+MIN_RANKING_QUERIES = 25  # fewer never rank retrievers reliably (evals/measures/audit_verdicts.py MIN_QUERIES, why)
 DEFAULT_MIN_VOTES = 2  # judges that must call a pair irrelevant before it counts (evals/measures/audit_verdicts.py)
 DEFAULT_CONFIDENCE = 0.95  # confidence level of the bootstrap intervals (evals/measures/intervals.py)
 DEFAULT_RESAMPLES = 2000  # bootstrap resamples of an interval (evals/measures/intervals.py)

@@ -256,6 +256,8 @@ def test_synthesize_offline_then_report_the_finished_run(clustered_workspace):
     assert first.exit_code == 0, first.output
     assert "Benchmark statistics" in first.output and "tokens per question" in first.output
     assert "most used question frame" in first.output and "most used question type" in first.output
+    # 4 conversations of 3 turns: too small a benchmark to rank retrievers, and the summary says so
+    assert "fewer than 25: too few to rank retrievers" in " ".join(first.output.split())
     again = invoke(*arguments)
     assert again.exit_code == 0 and "already finished; nothing redone" in again.output
     too_many = invoke(

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from benchsmith.cli.synthesize import gate_rows, gate_warning
+from benchsmith.cli.synthesize import gate_rows, gate_warning, size_warning
 from benchsmith.evals.measures.repeated_turns import asked_turns
 from benchsmith.evals.quality_gate import GateVerdict, TurnEvidence
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
@@ -200,3 +200,8 @@ def test_a_run_cut_off_mid_way_resumes_to_the_same_files(workspace):
     cut = run_with(workspace, "cut", model_flags, concurrency=2)
     for name in ("dialogues.jsonl", "stats.json", "qrels.trec", "beir/queries.jsonl", "beir/turn_labels.tsv"):
         assert cut.file(name).read_bytes() == whole.file(name).read_bytes(), name
+
+
+def test_the_summary_warns_of_a_benchmark_too_small_to_rank_retrievers_and_only_then():
+    assert "24 turns, fewer than 25" in size_warning(24) and "--conversations" in size_warning(24)
+    assert size_warning(25) is None and size_warning(400) is None

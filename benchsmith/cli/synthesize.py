@@ -20,6 +20,7 @@ from benchsmith.cli.console import (
 from benchsmith.cli.deferred import deferred
 from benchsmith.cli.job_command import run_job_command
 from benchsmith.cli.settings import RunOptions, settings_options
+from benchsmith.evals.defaults import MIN_RANKING_QUERIES
 from benchsmith.graphs.contexts.synthesize import SynthesisContext, turn_type_rates
 from benchsmith.graphs.runtime.bounds import MAX_CONVERSATIONS, MAX_TURNS
 from benchsmith.jobs.defaults import SYNTHESIS_CONVERSATIONS, SYNTHESIS_TURNS
@@ -210,6 +211,17 @@ def gate_warning(gate: dict[str, Any]) -> str | None:
     )
 
 
+def size_warning(turns: int) -> str | None:
+    """A benchmark too small to rank retrievers, which the audit will call unreliable whatever its turns."""
+    if turns >= MIN_RANKING_QUERIES:
+        return None
+    return (
+        f"the benchmark holds {turns} turns, fewer than {MIN_RANKING_QUERIES}: too few to rank retrievers, and "
+        "`benchsmith audit` calls it unreliable; ask for more (--conversations, --turns) or of more passages "
+        "(--llm openai:<model>)"
+    )
+
+
 def spread_rows(spread: dict[str, Any]) -> list[tuple[str, str]]:
     """The most used frame of question and question type, their caps and the turns reworded to keep within
     them (stats.json's ``question_spread``)."""
@@ -292,6 +304,7 @@ def print_synthesis_statistics(result: SynthesisResult) -> None:
         table.add_row(label, str(value))
     console.print(table)
     warnings = [
+        size_warning(stats["turns"]),
         gate_warning(stats.get("quality_gate") or {}),
         repeat_warning(stats.get("repeated_turns") or {}, stats["conversations"]),
     ]

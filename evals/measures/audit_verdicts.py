@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from benchsmith.evals.defaults import DEFAULT_MIN_VOTES
+from benchsmith.evals.defaults import DEFAULT_MIN_VOTES, MIN_RANKING_QUERIES
 from benchsmith.evals.measures.agreement import fleiss_kappa, score_correlations
 from benchsmith.evals.measures.intervals import mean_interval, proportion_interval
 
@@ -40,7 +40,7 @@ RELIABLE_RATE, UNRELIABLE_RATE = 0.05, 0.20
 # how often a conclusion flips with another topic set of the same size for sets of up to 25 topics, and found
 # those rates larger than anticipated, the more so the fewer the topics (TREC's tracks use 50). Below the
 # largest set they measured, no noise or sparsity rate makes a ranking reliable.
-MIN_QUERIES = 25
+MIN_QUERIES = MIN_RANKING_QUERIES
 
 
 def is_confirmed(votes: int, judges: int, min_votes: int = DEFAULT_MIN_VOTES) -> bool:
