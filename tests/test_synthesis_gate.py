@@ -204,4 +204,5 @@ def test_a_run_cut_off_mid_way_resumes_to_the_same_files(workspace):
 
 def test_the_summary_warns_of_a_benchmark_too_small_to_rank_retrievers_and_only_then():
     assert "24 turns, fewer than 25" in size_warning(24) and "--conversations" in size_warning(24)
+    assert "holds 1 turn," in size_warning(1)
     assert size_warning(25) is None and size_warning(400) is None
