@@ -8,6 +8,7 @@ import pytest
 import benchsmith
 from benchsmith.agents.questioner import Questioner
 from benchsmith.graphs.synthesis.supply import QuestionSupply, chunk_supply, chunks_of_kinds, question_supply
+from benchsmith.jobs.synthesize import supply_note
 from benchsmith.stores.persistence.corpus_stats import load_corpus_stats
 from benchsmith.stores.persistence.vectors import VectorStore, open_client
 from benchsmith.stores.persistence.workspace import Workspace
@@ -86,12 +87,23 @@ def test_the_offline_dry_run_says_the_supply_beside_the_turns_asked(workspace):
         return " ".join(estimate.notes)
 
     few = notes(1, 2)
+    assert "2 turns asked, fewer than 25: too small a benchmark to rank retrievers" in few
     assert "the offline questioner finds a question the checks pass in" in few
     assert "for the 2 turns asked" in few and "ask for fewer" not in few
     many = notes(100, 20)
-    assert "for the 2,000 turns asked" in many and "ask for fewer" in many
+    assert "for the 2,000 turns asked" in many and "ask for fewer" in many and "fewer than 25" not in many
     with_a_model = benchsmith.estimate_synthesis(
         COLLECTION, conversations=1, turns=2, llm="openai:gpt-4o-mini", workspace=str(workspace.root)
     )
     assert not any("offline questioner" in note for note in with_a_model.notes)  # a model asks its own questions
     assert set(workspace.runs_dir.iterdir()) == runs_before  # a dry run makes no run
+
+
+def test_a_supply_too_small_for_a_benchmark_that_ranks_retrievers_says_so_rather_than_ask_for_fewer():
+    scarce = QuestionSupply(chunks=500, asked=200, with_question=7, questions=7)  # about 18 in the collection
+    assert scarce.estimated_questions < 25
+    note = supply_note(scarce, 120)
+    assert "fewer than 25: too few to rank retrievers" in note and "ask for fewer" not in note
+    plenty = QuestionSupply(chunks=500, asked=200, with_question=80, questions=100)
+    assert "ask for fewer" in supply_note(plenty, 1000) and "too few to rank" not in supply_note(plenty, 1000)
+    assert supply_note(plenty, 100).endswith("for the 100 turns asked")

@@ -16,6 +16,7 @@ from benchsmith.agents.questioner import Questioner
 from benchsmith.agents.responder import Responder
 from benchsmith.agents.seam.backends import estimate_tokens
 from benchsmith.agents.turn_types import ContributionJudge, ReferenceResponder, TypedQuestioner
+from benchsmith.evals.defaults import MIN_RANKING_QUERIES
 from benchsmith.graphs.contexts.synthesize import QualityGateMode, SynthesisContext, with_preset_rates
 from benchsmith.graphs.runtime.bounds import MAX_CLUSTER_SIZE, MAX_CONVERSATIONS, MAX_NEIGHBOURS, MAX_TURNS
 from benchsmith.graphs.runtime.ray_blocks import block_map, where_graph_builds
@@ -29,7 +30,7 @@ from benchsmith.graphs.runtime.settings import (
 )
 from benchsmith.graphs.synthesis.run import builder
 from benchsmith.graphs.synthesis.state import BEIR_DIR, STATS_FILE, TREC_QRELS_FILE
-from benchsmith.graphs.synthesis.supply import question_supply
+from benchsmith.graphs.synthesis.supply import QuestionSupply, question_supply
 from benchsmith.graphs.synthesis.turn_checks import UNANSWERABLE_POOL_DEPTH
 from benchsmith.graphs.synthesis.turn_plans import check_turn_types
 from benchsmith.jobs.common import (
@@ -339,6 +340,11 @@ def _estimate(
         round(value * conversations) for value in (calls, input_tokens, output_tokens)
     )
     notes = [where_items_run(settings.ray, "conversations"), where_graph_builds(settings.ray)]
+    if conversations * turns < MIN_RANKING_QUERIES:
+        notes.append(
+            f"{conversations * turns:,} turns asked, fewer than {MIN_RANKING_QUERIES}: too small a benchmark to rank "
+            "retrievers (`benchsmith audit` calls it unreliable)"
+        )
     if settings.llm == BASELINE:
         notes.append(_supply_note(workspace, store, sorted(drawn_from), settings.seed, conversations * turns))
     return priced(
@@ -352,7 +358,12 @@ def _supply_note(workspace: Workspace, store: VectorStore, drawn_from: list[str]
     """How many questions the offline questioner finds in the chunks synthesis draws from
     (graphs/synthesis/supply.py), beside the turns asked for: a tree it finds little in gives repeated and
     dropped turns, said before the run."""
-    supply = question_supply(store, corpus_statistics(workspace, store), drawn_from, seed=seed)
+    return supply_note(question_supply(store, corpus_statistics(workspace, store), drawn_from, seed=seed), turns_asked)
+
+
+def supply_note(supply: QuestionSupply, turns_asked: int) -> str:
+    """What ``supply`` means for ``turns_asked``: enough questions; fewer, so turns are cut and dropped; or so few
+    that the benchmark cannot rank retrievers whatever is asked for."""
     found = (
         f"the offline questioner finds a question the checks pass in {supply.share:.0%} of the chunks "
         f"({supply.with_question} of {supply.asked} asked): about {supply.estimated_questions:,} distinct "
@@ -360,6 +371,12 @@ def _supply_note(workspace: Workspace, store: VectorStore, drawn_from: list[str]
     )
     if supply.estimated_questions >= turns_asked:
         return found
+    if supply.estimated_questions < MIN_RANKING_QUERIES <= turns_asked:
+        return (
+            f"{found}; the benchmark holds at most about as many turns, fewer than {MIN_RANKING_QUERIES}: too few to "
+            "rank retrievers (`benchsmith audit` calls it unreliable); a model (--llm openai:<model>) asks of more "
+            "passages"
+        )
     return (
         f"{found}; turns that repeat another conversation's are cut and refused ones dropped: ask for fewer "
         "(--conversations, --turns), or a model (--llm openai:<model>) asks of more passages"
