@@ -4,7 +4,12 @@ The CLI's option declarations and ``--help`` read their defaults from here; the 
 import them from here, under their own names.
 """
 
-MIN_RANKING_QUERIES = 25  # fewer never rank retrievers reliably (evals/measures/audit_verdicts.py MIN_QUERIES, why)
+# A benchmark ranks retrievers on its questions, and which retriever wins changes with the questions asked:
+# Voorhees and Buckley (2002, "The effect of topic set size on retrieval experiment error", SIGIR) measured
+# how often a conclusion flips with another topic set of the same size for sets of up to 25 topics, and found
+# those rates larger than anticipated, the more so the fewer the topics (TREC's tracks use 50). Below the
+# largest set they measured, no noise or sparsity rate makes a ranking reliable (evals/measures/audit_verdicts.py).
+MIN_RANKING_QUERIES = 25
 DEFAULT_MIN_VOTES = 2  # judges that must call a pair irrelevant before it counts (evals/measures/audit_verdicts.py)
 DEFAULT_CONFIDENCE = 0.95  # confidence level of the bootstrap intervals (evals/measures/intervals.py)
 DEFAULT_RESAMPLES = 2000  # bootstrap resamples of an interval (evals/measures/intervals.py)

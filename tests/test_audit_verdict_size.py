@@ -1,9 +1,10 @@
-"""The audit's verdict on a benchmark too small to rank retrievers (evals/measures/audit_verdicts.py
-``MIN_QUERIES``): whatever its judges say, fewer queries than that are never a usable ranking."""
+"""The audit's verdict on a benchmark too small to rank retrievers (evals/defaults.py
+``MIN_RANKING_QUERIES``): whatever its judges say, fewer queries than that are never a usable ranking."""
 
 from __future__ import annotations
 
-from benchsmith.evals.measures.audit_verdicts import MIN_QUERIES, overall_verdict
+from benchsmith.evals.defaults import MIN_RANKING_QUERIES as MIN_QUERIES
+from benchsmith.evals.measures.audit_verdicts import overall_verdict
 from benchsmith.stores.persistence.workspace import Workspace
 from tests.audit_fixtures import SUBSTANCES, write_audit_benchmark
 from tests.audit_runs import audit, results_of

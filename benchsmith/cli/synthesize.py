@@ -217,9 +217,8 @@ def size_warning(turns: int) -> str | None:
         return None
     return (
         f"the benchmark holds {turns} {'turn' if turns == 1 else 'turns'}, fewer than {MIN_RANKING_QUERIES}: too few "
-        "to rank retrievers, and "
-        "`benchsmith audit` calls it unreliable; ask for more (--conversations, --turns) or of more passages "
-        "(--llm openai:<model>)"
+        "to rank retrievers, and `benchsmith audit` calls it unreliable; ask for more (--conversations, --turns) "
+        "or of more passages (--llm openai:<model>)"
     )
 
 

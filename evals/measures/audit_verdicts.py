@@ -35,12 +35,6 @@ SCORE_DIMENSIONS = {
 NOISE_SCORE = 2  # an instance whose mean alignment is at most this has a gold that does not answer
 WORST_SHOWN = 10
 RELIABLE_RATE, UNRELIABLE_RATE = 0.05, 0.20
-# A benchmark ranks retrievers on its questions, and which retriever wins changes with the questions asked:
-# Voorhees and Buckley (2002, "The effect of topic set size on retrieval experiment error", SIGIR) measured
-# how often a conclusion flips with another topic set of the same size for sets of up to 25 topics, and found
-# those rates larger than anticipated, the more so the fewer the topics (TREC's tracks use 50). Below the
-# largest set they measured, no noise or sparsity rate makes a ranking reliable.
-MIN_QUERIES = MIN_RANKING_QUERIES
 
 
 def is_confirmed(votes: int, judges: int, min_votes: int = DEFAULT_MIN_VOTES) -> bool:
@@ -267,7 +261,7 @@ def overall_verdict(
     rarely: such a benchmark is not reliable either, for its breakdowns by label. ``gate_note``
     (evals/quality_gate/summary.py) says what the offline quality gate flagged: any flag makes the
     benchmark at best usable with caveats, and ``gate_over_limit`` (more than 20% of the turns
-    flagged) makes it unreliable, whatever the judges said. So do fewer than ``MIN_QUERIES`` ``queries``
+    flagged) makes it unreliable, whatever the judges said. So do fewer than ``MIN_RANKING_QUERIES`` ``queries``
     (the benchmark's, audited or not; None: not known)."""
     audited = max(len(judgments), 1)
     low_alignment = sum(1 for mean in instance_means(judgments, "alignment").values() if mean <= NOISE_SCORE)
@@ -277,7 +271,7 @@ def overall_verdict(
     label = "reliable" if worst <= RELIABLE_RATE else "unreliable" if worst > UNRELIABLE_RATE else "usable with caveats"
     if (shortcut_flags or label_note or gate_note) and label == "reliable":
         label = "usable with caveats"
-    too_few = queries is not None and queries < MIN_QUERIES
+    too_few = queries is not None and queries < MIN_RANKING_QUERIES
     if gate_over_limit or too_few:
         label = "unreliable"
     explanation = (
@@ -298,7 +292,7 @@ def overall_verdict(
         explanation += f" {gate_note}"
     if too_few:
         explanation += (
-            f" The benchmark has {queries:,} {'query' if queries == 1 else 'queries'}, fewer than {MIN_QUERIES}: "
+            f" The benchmark has {queries:,} {'query' if queries == 1 else 'queries'}, fewer than {MIN_RANKING_QUERIES}: "
             "too few to rank retrievers, since which one wins changes with another set of questions of that "
             "size (Voorhees and Buckley, 2002)."
         )
