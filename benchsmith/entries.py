@@ -286,7 +286,9 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     last_name: str | None = None  # the unit before, when it is one lower-case name on its line ("quit")
     section_name: str | None = None  # the last such name: a subcommand's heading the page's text kept as a line
     usage_command: str | None = None  # the command a usage synopsis under that heading types ("cliffdemo file")
+    continued = False  # the unit before was a line left open ("Inspired Typer to"): this one ends its sentence
     for unit in units(text):
+        opens_here, continued = continued, False
         line_name, last_name = last_name, None
         if unit.kind in ("prose", "item") and LOWER_IDENTIFIER.fullmatch(lone := plain_text(unit.text).strip()):
             last_name = section_name = lone  # a heading the page's text kept as a line, perhaps
@@ -364,6 +366,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             continue
         field = None
         unit_start = len(found)
+        continued = left_open(body)
         for sentence in split_sentences(body):
             if (inline_entry := entry_of_line(sentence)) and not is_complete(sentence):
                 # a member's line run into the paragraph before its description ("pytest.python.FunctionDefinition.name:
@@ -406,8 +409,25 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             role: Role = "first" if first_pending and entry else "prose"
             first_pending = False
             owner = (usage_command or command_of_page(title)) if entry and entry.kind == "option" else None
-            add(plain, role, is_complete(sentence), owner=owner)
+            # the first sentence after a line left open is that line's second half: "Inspired Typer to", then "Use
+            # function parameters to declare CLI arguments ..." says what Hug inspired, not what to do (typer's
+            # sources, test half; FastAPI's sources, development half, write the same admonition eleven times)
+            add(plain, role, is_complete(sentence) and not (opens_here and len(found) == unit_start), owner=owner)
     return tuple(found)
+
+
+OPEN_ENDINGS = frozenset({"TO", "DT", "CC"})  # the tags of a last word that leaves its sentence open
+
+
+def left_open(text: str) -> bool:
+    """A line that stops where its sentence cannot: no closing punctuation, and its last word one that needs more
+    after it ("Inspired Typer to", "Use this with the"): "to" however it is tagged (the tagger reads it as a
+    preposition as often, with nothing after it), an article or a conjunction."""
+    plain = plain_text(text).strip()
+    if not plain or plain.endswith((".", "!", "?", ":", ";", ")", '"', "'")):
+        return False
+    last = parse(plain).tokens[-1]
+    return last.tag in OPEN_ENDINGS or last.text.lower() == "to"
 
 
 # A usage synopsis's first line: the program, the subcommand, then its arguments ("cliffdemo file [-f {json,...}]").

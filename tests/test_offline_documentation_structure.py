@@ -270,3 +270,19 @@ def test_what_follows_a_list_of_names_is_the_sections_not_the_last_names():
         "celery.Task.apply()\n\ncelery.Task.retry()\n\nThis means that the task is sent to the queue again later.\n"
     )
     assert [s.entry for s in statements(changed, "API")] == ["celery.Task.retry"]
+
+
+def test_a_sentence_that_ends_a_line_left_open_is_no_instruction():
+    # an admonition's title kept as a line ("!!! check "Inspired Typer to""): the paragraph after it ends that
+    # line's sentence, what Hug inspired, not what a user does (typer's sources, test half: three turns read broken)
+    text = (
+        "Hug is a library to create APIs and CLIs.\n\nInspired Typer to\n\n"
+        "Use function parameters to declare CLI arguments and CLI options.\n"
+    )
+    read = statements(text, "Previous tools › Hug")
+    assert [statement.whole for statement in read] == [True, False, False]
+    assert not [fact for fact in passage_facts(text, "Previous tools › Hug") if fact.kind == "procedure"]
+    # the same instruction after a closed line stands on its own and is asked
+    closed = text.replace("Inspired Typer to", "Typer does the same.")
+    assert [statement.whole for statement in statements(closed, "Previous tools › Hug")] == [True, True, True]
+    assert [fact.topic for fact in passage_facts(closed, "Previous tools › Hug") if fact.kind == "procedure"]
