@@ -137,7 +137,7 @@ class Statement:
     entry_kind: str | None  # "class", "function", "method", "property", "exception", "setting"...; None outside
     role: Role  # "first": an entry's first sentence; "parameter": a parameter's description; "returns"
     parameter: str | None = None  # the parameter a "parameter" statement describes
-    whole: bool = True  # a complete sentence (not cut by the chunk boundary, not a label)
+    whole: bool = True  # a complete sentence (not cut by the chunk boundary, not a label, no line left open)
     owner: str | None = None  # what an option belongs to: the page's command ("git merge" of "--ff-only")
     heading: str = ""  # the heading the statement stands under (in the passage, else its title's last part)
 
