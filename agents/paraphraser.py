@@ -27,7 +27,7 @@ from benchsmith.agents.seam.backends import Message
 from benchsmith.agents.seam.models import Agent
 from benchsmith.agents.text import lower_first
 from benchsmith.history import Exchange, render_history
-from benchsmith.words import STOPWORDS, content_words, stems
+from benchsmith.words import ARTICLES, STOPWORDS, content_words, stems
 
 PARAPHRASER_SYSTEM_PROMPT = """You paraphrase search queries for a robustness test of retrieval systems.
 Write {count} paraphrases of the QUERY. Each must:
@@ -81,7 +81,6 @@ QUESTION_OPENERS = frozenset(
 PRONOUNS = frozenset("it its they them their this that these those he she his her".split())
 NonEmpty = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 BASELINE_PRONOUN = "it"
-ARTICLES = ("the", "a", "an")
 LINKING_WORDS = ("of", "the", "'s", "and")
 
 

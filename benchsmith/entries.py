@@ -28,7 +28,7 @@ from benchsmith.passages import (
     split_sentences,
     units,
 )
-from benchsmith.words import content_words
+from benchsmith.words import ARTICLES, content_words
 
 Role = Literal["prose", "first", "parameter", "returns"]
 
@@ -416,18 +416,16 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
     return tuple(found)
 
 
-OPEN_ENDINGS = frozenset({"TO", "DT", "CC"})  # the tags of a last word that leaves its sentence open
-
-
 def left_open(text: str) -> bool:
     """A line that stops where its sentence cannot: no closing punctuation, and its last word one that needs more
     after it ("Inspired Typer to", "Use this with the"): "to" however it is tagged (the tagger reads it as a
-    preposition as often, with nothing after it), an article or a conjunction."""
+    preposition as often, with nothing after it), an article or a conjunction. Not any determiner: "Try this"
+    ends its sentence."""
     plain = plain_text(text).strip()
     if not plain or plain.endswith((".", "!", "?", ":", ";", ")", '"', "'")):
         return False
     last = parse(plain).tokens[-1]
-    return last.tag in OPEN_ENDINGS or last.text.lower() == "to"
+    return last.tag == "CC" or last.text.lower() in {"to", *ARTICLES}
 
 
 # A usage synopsis's first line: the program, the subcommand, then its arguments ("cliffdemo file [-f {json,...}]").

@@ -49,6 +49,8 @@ REQUEST_WORDS = frozenset(
 )
 
 
+ARTICLES = frozenset({"a", "an", "the"})
+
 # Verbs whose object says little without what it is for: "MkDocs uses Python-Markdown" (to do what?). The
 # offline questioner asks "What does X use?" only with the purpose; the quality gate flags a question
 # that ends on one ("What does MkDocs use?").

@@ -16,7 +16,7 @@ from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, example_p
 from benchsmith.entries import Statement, section_heading
 from benchsmith.language import Sentence, Token, parse, parse_all
 from benchsmith.passages import Unit, plain_text
-from benchsmith.words import content_words, stems
+from benchsmith.words import ARTICLES, content_words, stems
 
 # Tasks of reading the manual, not of using the tool: "Getting started", "Getting help", "Learning more".
 READING_VERBS = frozenset("get start begin learn understand know see read go find work contribute".split())
@@ -29,7 +29,6 @@ TOOL_NOUNS = frozenset(
 )
 MODAL_OF_ADVICE = frozenset("can should may must need".split())
 MAX_HEADING_WORDS = 6
-ARTICLES = frozenset("a an the".split())
 LEAD_STATEMENTS = 3  # how far into the section its how may stand
 LEAD_PARAGRAPHS = 2  # how much prose may stand between a task's heading and the example that shows it
 
