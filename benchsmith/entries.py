@@ -367,7 +367,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
         field = None
         unit_start = len(found)
         continued = left_open(body)
-        for sentence in split_sentences(body):
+        for number, sentence in enumerate(split_sentences(body)):
             if (inline_entry := entry_of_line(sentence)) and not is_complete(sentence):
                 # a member's line run into the paragraph before its description ("pytest.python.FunctionDefinition.name:
                 # str A unique name ..."): the description is the member's (pytest, development round 12)
@@ -412,7 +412,7 @@ def statements(text: str, title: str = "") -> tuple[Statement, ...]:
             # the first sentence after a line left open is that line's second half: "Inspired Typer to", then "Use
             # function parameters to declare CLI arguments ..." says what Hug inspired, not what to do (typer's
             # sources, test half; FastAPI's sources, development half, write the same admonition eleven times)
-            add(plain, role, is_complete(sentence) and not (opens_here and len(found) == unit_start), owner=owner)
+            add(plain, role, is_complete(sentence) and not (opens_here and number == 0), owner=owner)
     return tuple(found)
 
 

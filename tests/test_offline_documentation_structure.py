@@ -286,5 +286,8 @@ def test_a_sentence_that_ends_a_line_left_open_is_no_instruction():
     closed = text.replace("Inspired Typer to", "Typer does the same.")
     assert [statement.whole for statement in statements(closed, "Previous tools › Hug")] == [True, True, True]
     assert [fact.topic for fact in passage_facts(closed, "Previous tools › Hug") if fact.kind == "procedure"]
+    # only the line's second half: when that sentence is no statement (too short), the next one stands on its own
+    short = text.replace("Use function parameters", "Use them. Use function parameters")
+    assert [statement.whole for statement in statements(short, "Previous tools › Hug")] == [True, False, True]
     # a line ending in a determiner that is no article ends its sentence: "Try this"
     assert [statement.whole for statement in statements(text.replace("Inspired Typer to", "Try this"))][-1]
