@@ -51,6 +51,10 @@ REQUEST_WORDS = frozenset(
 
 ARTICLES = frozenset({"a", "an", "the"})
 
+# A name no English word is: "items_t", "CustomORJSONResponse", "user2", "inline_args". A name that is also a
+# word ("title", "name") is the plain noun in most sentences that write it.
+CODE_SHAPED = re.compile(r"_|\d|[a-z][A-Z]")
+
 # Verbs whose object says little without what it is for: "MkDocs uses Python-Markdown" (to do what?). The
 # offline questioner asks "What does X use?" only with the purpose; the quality gate flags a question
 # that ends on one ("What does MkDocs use?").

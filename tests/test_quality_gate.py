@@ -97,6 +97,20 @@ def test_containment_knows_a_class_by_its_inner_capitals():
     assert contains_answer(question, held, ["Lists are rendered by the sane lists extension."]) is None
 
 
+def test_containment_reads_a_member_named_without_its_owner():
+    """A page that names the member alone ("the inline_args attribute") may explain it: the unanswerable turn is
+    refused. Another owner's member of that name, or a member whose name is also a plain word, is no mention."""
+    held = ["FactoryOptions.inline_args\n\nSome arguments of the model are passed positionally, in this order."]
+    question = "Can you explain what FactoryOptions.inline_args is?"
+    intro = "Non-kwarg arguments\n\nSome classes take a few, non-kwarg arguments first. This is handled by the inline_args attribute:"
+    assert contains_answer(question, held, [intro]) == "This is handled by the inline_args attribute:"
+    owned = "When would I use JSONTag.to_python?"
+    tagged = ["Convert the JSON representation back to the correct type.", "Called by TagDict.to_python on each key."]
+    assert contains_answer(owned, tagged[:1], [tagged[1]]) is None
+    worded = "Can you explain what FactoryOptions.name is?"
+    assert contains_answer(worded, held, ["Give each factory a short name in the same module."]) is None
+
+
 def test_containment_reads_the_answer_not_the_names():
     held = ["Registers a connection adapter to a prefix."]
     question = "How do I register a connection adapter for a prefix?"

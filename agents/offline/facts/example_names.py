@@ -11,15 +11,11 @@ import binds the library's names, which stay askable.
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 from collections.abc import Iterable
 
 from benchsmith.passages import Unit
-
-# A name no English word is: "items_t", "CustomORJSONResponse", "user2". A variable named "title" or "message"
-# is also the plain noun a task is about ("How do I add a title?" under a guizero example that binds title).
-CODE_SHAPED = re.compile(r"_|\d|[a-z][A-Z]")
+from benchsmith.words import CODE_SHAPED
 
 
 def example_defined_names(passage: Iterable[Unit]) -> frozenset[str]:
