@@ -99,7 +99,8 @@ def test_containment_knows_a_class_by_its_inner_capitals():
 
 def test_containment_reads_a_member_named_without_its_owner():
     """A page that names the member alone ("the inline_args attribute") may explain it: the unanswerable turn is
-    refused. Another owner's member of that name, or a member whose name is also a plain word, is no mention."""
+    refused. Another owner's member of that name, a member whose name is also a plain word, or a module's class
+    used by its name, is no mention."""
     held = ["FactoryOptions.inline_args\n\nSome arguments of the model are passed positionally, in this order."]
     question = "Can you explain what FactoryOptions.inline_args is?"
     intro = "Non-kwarg arguments\n\nSome classes take a few, non-kwarg arguments first. This is handled by the inline_args attribute:"
@@ -109,6 +110,10 @@ def test_containment_reads_a_member_named_without_its_owner():
     assert contains_answer(owned, tagged[:1], [tagged[1]]) is None
     worded = "Can you explain what FactoryOptions.name is?"
     assert contains_answer(worded, held, ["Give each factory a short name in the same module."]) is None
+    # a module's class is written without its module wherever it is used
+    module_class = "What does the ipaddress.IPv4Network class represent?"
+    used = "Example: collapse_addresses([IPv4Network('192.0.2.0/25')]) gives the one network covering both."
+    assert contains_answer(module_class, ["A network definition."], [used]) is None
 
 
 def test_containment_reads_the_answer_not_the_names():

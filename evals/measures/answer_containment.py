@@ -8,7 +8,7 @@ sentences
 
 1. names the code name the question asks about (``REQUESTS_CA_BUNDLE``, ``on_startup``,
    ``Session.mount``, ``InlineProcessor``: a code name as benchsmith.language reads one), or the
-   member of an entry it asks about without an owner where the member's name is no English word
+   member of a class it asks about without its class where the member's name is no English word
    ("This is handled by the inline_args attribute" for ``FactoryOptions.inline_args``), and says
    something of it (``MIN_SENTENCE_WORDS`` words or more), or
    documents that entry (a sentence under its signature line, benchsmith/entries.py), or documents a
@@ -36,10 +36,10 @@ read as truly unanswerable had it in 5 or more (a turn refused is re-planned or 
 counted). The rule counts the passages it is given (synthesis and the audit give the retrievers' pool, up to
 20), so it refuses at most as often as those collection counts say.
 
-A member named alone may be another entry's ("to_python" of another tag class) or a passing mention; on
-the development half it answers what the entry is in 6 of 40 pages a reader judged
-(data/readings/evidence/member-mentions-development.jsonl), and no count of the pages naming it, nor the
-embedder's similarity, tells those six apart. An unanswerable turn claims that nothing answers, so a mention
+A class's member named alone may be another entry's ("to_python" of another tag class) or a passing
+mention; on the development half it answers what the entry is in 6 of 27 pages a reader judged
+(data/readings/evidence/member-mentions-development.jsonl; a module's function named alone, 0 of 13), and no
+count of the pages naming it, nor the embedder's similarity, tells those six apart. An unanswerable turn claims that nothing answers, so a mention
 that may answer refuses it (the turn is re-planned on another held-out chunk or dropped to answerable, and
 counted): a test-half reading found factory-boy's ``FactoryOptions.inline_args`` turn answered by its
 introduction's mention. A member written with an owner (``TagDict.to_python``) is that owner's, which the
@@ -111,7 +111,7 @@ def contains_answer(
     answer = answer_sentence(question, held_out)
     answer_stems = _stems(answer) if answer else set()
     members = {name.rstrip("()").rsplit(".", 1)[-1] for name in names if "." in name}
-    alone = sorted(member for member in members if CODE_SHAPED.search(member))  # "the inline_args attribute"
+    alone = sorted(_class_members_alone(names))  # "the inline_args attribute"
     for passage in remaining:
         documented = [(statement.entry, statement) for statement in statements(passage) if statement.entry]
         for entry, statement in documented:
@@ -147,6 +147,15 @@ def contains_answer(
             if len(answer_stems) >= MIN_TOPIC_STEMS * 2 and shared >= VERBATIM_SHARE * len(answer_stems):
                 return sentence  # the answer itself, copied to another page without its entry's name
     return None if names else _discussed_elsewhere(_noun_phrase_stems(question) or asked, remaining)
+
+
+def _class_members_alone(names: Sequence[str]) -> set[str]:
+    """The members of a class the names name, as a page writes them without their class: ``inline_args`` of
+    ``FactoryOptions.inline_args``, where the member's name is no English word. A module's function or class
+    (``ipaddress.IPv4Network``) is written alone wherever it is used, and such uses answered none of the 13
+    development pairs read."""
+    parts = [name.rstrip("()").split(".") for name in names]
+    return {member for *owners, member in parts if owners and owners[-1][:1].isupper() and CODE_SHAPED.search(member)}
 
 
 def _asked_names(question: str) -> list[str]:
