@@ -103,7 +103,10 @@ def test_containment_reads_a_member_named_without_its_owner():
     used by its name, is no mention."""
     held = ["FactoryOptions.inline_args\n\nSome arguments of the model are passed positionally, in this order."]
     question = "Can you explain what FactoryOptions.inline_args is?"
-    intro = "Non-kwarg arguments\n\nSome classes take a few, non-kwarg arguments first. This is handled by the inline_args attribute:"
+    intro = (
+        "Non-kwarg arguments\n\nSome classes take a few, non-kwarg arguments first. "
+        "This is handled by the inline_args attribute:"
+    )
     assert contains_answer(question, held, [intro]) == "This is handled by the inline_args attribute:"
     owned = "When would I use JSONTag.to_python?"
     tagged = ["Convert the JSON representation back to the correct type.", "Called by TagDict.to_python on each key."]

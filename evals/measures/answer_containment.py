@@ -38,12 +38,12 @@ counted). The rule counts the passages it is given (synthesis and the audit give
 
 A class's member named alone may be another entry's ("to_python" of another tag class) or a passing
 mention; on the development half it answers what the entry is in 6 of 27 pages a reader judged
-(data/readings/evidence/member-mentions-development.jsonl; a module's function named alone, 0 of 13), and no
-count of the pages naming it, nor the embedder's similarity, tells those six apart. An unanswerable turn claims that nothing answers, so a mention
-that may answer refuses it (the turn is re-planned on another held-out chunk or dropped to answerable, and
-counted): a test-half reading found factory-boy's ``FactoryOptions.inline_args`` turn answered by its
-introduction's mention. A member written with an owner (``TagDict.to_python``) is that owner's, which the
-rules on entries read.
+(data/readings/evidence/member-mentions-development.jsonl; a module's function named alone, 0 of 13), and
+no count of the pages naming it, nor the embedder's similarity, tells those six apart. An unanswerable turn
+claims that nothing answers, so a mention that may answer refuses it (the turn is re-planned on another
+held-out chunk or dropped to answerable, and counted): a test-half reading found factory-boy's
+``FactoryOptions.inline_args`` turn answered by its introduction's mention. A member written with an owner
+(``TagDict.to_python``) is that owner's, which the rules on entries read.
 
 Calibrated on the development half's readings (data/readings/development): the readers' eight
 "unanswerable turn the corpus answers" were seven code names documented elsewhere and one
