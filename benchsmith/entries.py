@@ -186,7 +186,7 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
         # "add.apply_async((2, 2), link=add.s(16))" calls with values: an example's line, whose sentences explain
         # the example, not an entry (celery, development round 12); a signature names its parameters
         return None
-    if found["value"] and not (found["kind"] or _class_member(found["name"])):
+    if found["value"] and not (found["kind"] or class_member(found["name"])):
         # "celery.beat.ScheduleEntry.kwargs = None" is Sphinx's line of a class attribute with its value (its
         # description was read as the entry above's: celery, development round 12); "app.conf.timezone = 'UTC'"
         # in running text is an example's assignment
@@ -214,7 +214,7 @@ def entry_of_line(line: str, *, heading: bool = False) -> Entry | None:
     return Entry(name, kind_word)
 
 
-def _class_member(name: str) -> bool:
+def class_member(name: str) -> bool:
     """A dotted name whose owner is a class ("ScheduleEntry.kwargs", "celery.beat.ScheduleEntry.args")."""
     parts = name.split(".")
     return len(parts) > 1 and parts[-2][:1].isupper() and not parts[-2].isupper()

@@ -59,7 +59,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from benchsmith.entries import same_entry, statements
+from benchsmith.entries import class_member, same_entry, statements
 from benchsmith.language import CODE_NAME, parse
 from benchsmith.passages import sentences
 from benchsmith.words import CODE_SHAPED, content_words, stems
@@ -154,8 +154,8 @@ def _class_members_alone(names: Sequence[str]) -> set[str]:
     ``FactoryOptions.inline_args``, where the member's name is no English word. A module's function or class
     (``ipaddress.IPv4Network``) is written alone wherever it is used, and such uses answered none of the 13
     development pairs read."""
-    parts = [name.rstrip("()").split(".") for name in names]
-    return {member for *owners, member in parts if owners and owners[-1][:1].isupper() and CODE_SHAPED.search(member)}
+    members = {name.rstrip("()").rsplit(".", 1)[-1] for name in names if class_member(name.rstrip("()"))}
+    return {member for member in members if CODE_SHAPED.search(member)}
 
 
 def _asked_names(question: str) -> list[str]:
