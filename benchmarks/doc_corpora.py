@@ -1,6 +1,6 @@
 """The real documentation trees of the study: what they are, how to install them, and their ingestion.
 
-Twenty-nine corpora, in two halves: rules are tuned on the development half only and judged on the
+Thirty corpora, in two halves: rules are tuned on the development half only and judged on the
 test half. Each is a tree Debian installs (its ``-doc`` package), a project's documentation sources
 as its PyPI sdist publishes them (unpacked under ``$BENCHSMITH_CORPORA``, default
 ``~/.cache/benchsmith/corpora``), or the ``stdlib`` source.
@@ -262,6 +262,16 @@ CORPORA = (
         "Sphinx HTML: a task runner's tutorial, command-line usage and configuration pages",
         "python-doit-doc",
         "/usr/share/doc/python-doit-doc/html",
+    ),
+    # added to the development half in the thirty-first session: a language's own tutorial and HOWTOs, which teach
+    # concepts on examples of other programs (the argparse tutorial's ls), the voice of typer's first steps (test)
+    Corpus(
+        "python-docs",
+        "development",
+        "Sphinx HTML: the Python tutorial, HOWTOs, FAQ and language reference (not the library reference)",
+        "python3.11-doc",
+        "/usr/share/doc/python3.11/html",
+        include=("tutorial/*.html", "howto/*.html", "faq/*.html", "reference/*.html", "using/*.html", "glossary.html"),
     ),
 )
 BY_NAME = {corpus.name: corpus for corpus in CORPORA}
