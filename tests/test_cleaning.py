@@ -302,6 +302,21 @@ def test_html_headings_code_and_navigation():
     assert [(level, title) for _, level, title in document.headings] == [(1, "Guide"), (2, "Install")]
 
 
+def test_a_numbered_toctrees_section_numbers_are_left_out_of_headings_and_references():
+    # Python's own manual numbers its sections (<span class="section-number">8.6.4.7. </span>): a question asked
+    # "Can you explain 8.6.4.7. group patterns?" (python-docs, development, thirty-first session)
+    html = (
+        "<html><body><h1><span class='section-number'>8.6. </span>The match statement</h1>"
+        "<h2><span class='section-number'>8.6.4.7. </span>Group Patterns</h2><p>A group pattern adds parentheses; "
+        "see <a href='#x'><span class='section-number'>8.6.4. </span>Patterns</a>. Python 3.10 added it.</p>"
+        "</body></html>"
+    )
+    document = clean_document(Document("m.html", "/m.html", "m", "html", html))
+    assert [title for _, _, title in document.headings] == ["The match statement", "Group Patterns"]
+    assert "see Patterns." in document.text and "Python 3.10 added it." in document.text
+    assert "8.6" not in document.text
+
+
 def test_a_page_the_build_left_as_markdown_is_read_by_its_markdown_headings():
     # Debian's python-black-doc: MyST sources built without the MyST parser, so the headings are paragraphs, the
     # only <h1> is a stray ")" and emphasis shows its marks

@@ -65,6 +65,7 @@ HIDDEN_CLASSES = {
     "footer",
     "navbar",
     "viewcode-link",
+    "section-number",  # Sphinx's numbering of a numbered toctree's headings ("8.6.4.7. "): the manual's, no words
 }
 HIDDEN_ROLES = {"navigation", "search", "banner", "contentinfo"}
 BLOCK_TAGS = {
