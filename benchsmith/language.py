@@ -43,7 +43,8 @@ CODE_NAME = re.compile(
     r"|[A-Za-z_]\w*\(\)"  # send()
     # an attribute named alone: .openapi_schema, .save(); not a file's ending (.whl, .pyz)
     r"|\.(?:[A-Za-z_]\w*\(\)|[A-Za-z]*_\w*[A-Za-z0-9])(?=[\s,.;:?!)\"']|$)"
-    r"|[A-Za-z]*_\w*[A-Za-z0-9]"  # SECRET_KEY, ensure_ascii, __init__
+    r"|[A-Za-z]*_\w*[A-Za-z0-9]"  # SECRET_KEY, ensure_ascii, _private
+    r"|__[A-Za-z]\w*__"  # __dict__, __slots__: the branch above needs a letter or digit last
     r"|[a-z]+[A-Z]\w*"  # getNode, iOS
     r"|[A-Z][a-z]+[A-Z]\w*"  # ValueError, OrderedDict
     r")(?![\w`])"
