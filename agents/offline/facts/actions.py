@@ -77,6 +77,23 @@ def _light_on_any(sentence: Sentence, verb: Token) -> bool:
     )
 
 
+# What the user must have, no step to take: "you need Administrator rights", "you need to have X in place".
+NEEDING_VERBS = frozenset({"need", "require"})
+
+
+def _prerequisite(sentence: Sentence, main: Token) -> bool:
+    """The main clause says what the task needs, not how to do it: "To change System variables, you need
+    non-restricted access to your machine" (python-docs, development, thirty-first session: read broken twice), "To
+    convert recorded submodule pointers, you need to have the converted submodule repository in place" (git,
+    development: read broken). "You need to subclass the ParamType class" is a step (click, read ok)."""
+    if main.lemma not in NEEDING_VERBS:
+        return False
+    step = sentence.child(main.index, "xcomp")
+    if step is None:
+        return sentence.child(main.index, "dobj") is not None
+    return step.lemma == "have"
+
+
 def procedures(statement: Statement, sentence: Sentence) -> Found:
     found: Found = []
     for token in sentence.tokens:
@@ -120,6 +137,8 @@ def procedures(statement: Statement, sentence: Sentence) -> Found:
             continue
         if purpose and not _users_move(sentence, main):
             continue  # "To conserve space, names are pooled": why the tool works so, no task of the user's
+        if purpose and _prerequisite(sentence, main):
+            continue
         # the purpose is the user's task as a whole ("test a theme with translations"); a clause after
         # it is not part of it
         indices = (

@@ -40,7 +40,7 @@ WANTING_VERBS = frozenset({"want", "need", "wish", "like", "prefer"})
 # Adjectives that judge a thing rather than say what it is: "a huge drain", "a great choice".
 EVALUATIVE = frozenset(
     "huge big great good bad best worst important major minor serious simple easy hard "
-    "difficult nice common rare popular useful powerful".split()
+    "difficult nice common rare popular useful powerful complicated".split()
 )
 
 # Nouns that name a relation and mean nothing without its other end ("access" to what, "support" of what).

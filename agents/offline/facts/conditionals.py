@@ -366,6 +366,7 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
         for child in sentence.children(verb.index)
         if (child.dep in ("parataxis", "appos") or (child.dep == "advmod" and not _manner(child)))
         and child.index > mark.index
+        and child.lemma != "neither"  # the parser may hang it on the verb; without it "X nor Y" says the opposite
     }
     # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
     preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
@@ -383,8 +384,12 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
         and not sentence.child(verb.index, "aux")
         and verb.lemma in USER_ACTIONS
         and not any(child.dep in ("conj", "cc", "preconj") for child in sentence.children(verb.index))
+        and not any(
+            token.lemma in ("neither", "nor") for token in sentence.tokens[slice(*sentence.subtree(subject.index))]
+        )
     )
-    # "if X is either not set or empty" stays as written: "if I don't set X empty" garbles it
+    # "if X is either not set or empty" stays as written: "if I don't set X empty" garbles it; so does "if neither X
+    # nor Y is defined" ("if I define X nor Y": python-docs, development, thirty-first session)
     if not passive or subject is None:  # (a passive has its subject)
         return render(sentence, indices) if fits(indices) else None
     auxiliaries = {child.index for child in sentence.children(verb.index) if child.dep in ("auxpass", "aux", "neg")}
@@ -440,6 +445,11 @@ def errors(statement: Statement, sentence: Sentence) -> Found:
                 child.dep == "det" and child.lemma in QUANTIFIERS for child in sentence.children(subject.index)
             ):
                 raiser = None  # "Any settings [which fail validation] will raise ...": no thing a user names
+            elif subject is not None and not subject.code and _complement_left_out(sentence, subject):
+                # "an attempt to evaluate it raises a NameError": "What makes attempt raise NameError?" asks about an
+                # attempt at nothing (python-docs, development, thirty-first session: read broken; a first reader let
+                # "What makes pattern match attempt raise TypeError?" pass as a close call)
+                raiser = None
         if raiser is not None and statement.entry_kind in NON_RAISING_KINDS and raiser == entry_name(statement):
             raiser = None  # a setting or an option raises nothing: the code that reads it does (celery, round 12)
         if not error or (raiser is None and error in BUILTIN_EXCEPTIONS):
@@ -452,6 +462,16 @@ def errors(statement: Statement, sentence: Sentence) -> Found:
 
 
 READER_PRONOUNS = frozenset({"you", "we"})
+
+
+def _complement_left_out(sentence: Sentence, noun: Token) -> bool:
+    """The noun's clause or phrase says what it is of, and a raiser named by the noun phrase alone leaves it out:
+    "an attempt [to evaluate it]", "a call [to the method]" (an "of" phrase stays in the noun phrase)."""
+    return any(
+        child.dep in ("acl", "relcl") or (child.dep == "prep" and child.lemma != "of")
+        for child in sentence.children(noun.index)
+        if child.index > noun.index
+    )
 
 
 def _the_reader_raises(sentence: Sentence, verb: Token, subject: Token | None) -> bool:

@@ -80,6 +80,21 @@ MAX_SLOT_TOKENS = 14
 MIN_SLOT_TOKENS = 2
 
 
+# A quotation's marks, opening to closing ("search for “Python”" keeps its closing mark).
+QUOTATION_MARKS = {"“": "”", "‘": "’", '"': '"'}
+
+
+def _closes_a_quote(tokens: list[Token]) -> bool:
+    """The last token closes a quotation the phrase opens: dropped, it would leave "search online bookstores for
+    “Python?" (python-docs, development, thirty-first session)."""
+    last = tokens[-1].text
+    opening = next((mark for mark, closing in QUOTATION_MARKS.items() if closing == last), None)
+    if opening is None:
+        return False
+    opened = sum(token.text == opening for token in tokens[:-1])
+    return opened % 2 == 1 if opening == last else opened > 0
+
+
 def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True) -> str | None:
     """The tokens' words in order, in the user's voice ("you" → "I"); None when a word needs a
     referent outside the sentence ("it", "this") or the span is no phrase."""
@@ -91,10 +106,10 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
         if not depth:
             tokens.append(token)
         depth -= token.text == ")" and depth > 0
-    while tokens and tokens[-1].pos == "PUNCT":
+    while tokens and tokens[-1].pos == "PUNCT" and not _closes_a_quote(tokens):
         tokens.pop()
-    while tokens and tokens[0].pos in ("PUNCT", "CCONJ"):
-        tokens.pop(0)
+    while tokens and (tokens[0].pos == "PUNCT" or (tokens[0].pos == "CCONJ" and tokens[0].dep != "preconj")):
+        tokens.pop(0)  # ("neither" of "neither X nor Y" stays: "X nor Y" says the opposite)
     if not tokens:
         return None
     if cut_short(sentence, tokens):

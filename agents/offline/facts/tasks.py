@@ -7,6 +7,8 @@ the prose before it answer (round 20)."""
 
 from __future__ import annotations
 
+import re
+
 from benchsmith.agents.offline.facts.actions import names_code
 from benchsmith.agents.offline.facts.clauses import WANTING_VERBS, is_imperative, said_to_you, subject_of
 from benchsmith.agents.offline.facts.examples import IMPORT_LINE, fenced, showable
@@ -181,13 +183,19 @@ def _a_paragraph(unit: Unit) -> bool:
     return unit.kind == "prose" and plain_text(unit.text).rstrip().endswith((".", ":"))
 
 
+# A heading's subtitle after a dash: "Subclassing QueueHandler - a ZeroMQ example" names a task and an example of
+# it, no one task ("What is the recommended way to subclass QueueHandler - a ZeroMQ example?" read broken:
+# python-docs, development, thirty-first session)
+SUBTITLE = re.compile(r"\s[-–—]\s")
+
+
 def heading_task(heading: str, body: str) -> tuple[str, str] | None:
     """The task a heading names, as a verb phrase a user says, and its object ("Destroying widgets" → "destroy
     widgets", "widgets"); None for a heading that is no task of one verb and its object. A word written in
     capitals in the heading keeps them only where the body writes it so inside a sentence (a name, not Title
     Case)."""
     words = heading.split()
-    if not 2 <= len(words) <= MAX_HEADING_WORDS or any(mark in heading for mark in ":?()"):
+    if not 2 <= len(words) <= MAX_HEADING_WORDS or any(mark in heading for mark in ":?()") or SUBTITLE.search(heading):
         return None
     parsed = parse(heading.lower())  # lower-cased: the tagger reads Title Case as names
     verb = parsed.tokens[0]

@@ -90,6 +90,12 @@ def definitions(statement: Statement, sentence: Sentence) -> Found:
     defining = root.lemma in ("mean", "refer", "represent", "denote") and root.tag in ("VBZ", "VBP")
     if not (is_copula or defining) or sentence.child(root.index, "mark") or subject.index > root.index:
         return []
+    fronted = next((c for c in sentence.children(root.index) if c.dep == "prep" and c.index < subject.index), None)
+    if fronted is not None and not any(t.text == "," for t in sentence.tokens[fronted.index : subject.index]):
+        # "Alongside the tools directory is a build\native directory": a place and what stands there, read as
+        # "directory is a directory" ("What exactly is directory?" read broken: python-docs, development, thirty-first
+        # session). A fronted phrase set off by a comma leaves the subject its own: "In general, a descriptor is ..."
+        return []
     if any(
         child.dep == "advcl" or (child.dep == "prep" and child.lemma in ("give", "unlike", "like"))
         for child in sentence.children(root.index)
