@@ -2,7 +2,8 @@
 
 Hidden: script, style, head, navigation, header, footer, forms, and elements whose class
 or role says they are navigation (Sphinx's sidebars, related bars, ``¶`` header links,
-viewcode's ``[source]`` links, toctree wrappers, breadcrumbs; ``role="navigation"``).
+viewcode's ``[source]`` links, toctree wrappers, breadcrumbs, a numbered toctree's section numbers;
+``role="navigation"``).
 ``<h1>``–``<h6>`` become heading markers (``tools.text.headings``); ``<pre>`` keeps its lines, fenced
 with the language that a Sphinx ``highlight-LANG`` or ``language-LANG`` class names.
 

@@ -108,8 +108,8 @@ def render(sentence: Sentence, indices: list[int] | range, *, user: bool = True)
         depth -= token.text == ")" and depth > 0
     while tokens and tokens[-1].pos == "PUNCT" and not _closes_a_quote(tokens):
         tokens.pop()
-    while tokens and (tokens[0].pos == "PUNCT" or (tokens[0].pos == "CCONJ" and tokens[0].dep != "preconj")):
-        tokens.pop(0)  # ("neither" of "neither X nor Y" stays: "X nor Y" says the opposite)
+    while tokens and tokens[0].pos in ("PUNCT", "CCONJ") and tokens[0].lemma != "neither":
+        tokens.pop(0)  # ("either" goes, "neither" of "neither X nor Y" stays: "X nor Y" says the opposite)
     if not tokens:
         return None
     if cut_short(sentence, tokens):
