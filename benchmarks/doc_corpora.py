@@ -286,7 +286,7 @@ NOT_CONTENT = (
     "redirect page",
     LINK_TO_READ_REASON,
     "symbolic link to a file already skipped",
-    NOT_INCLUDED_REASON,  # a source tree's theme templates: the kit's --include chose its pages
+    NOT_INCLUDED_REASON,  # a source tree's theme templates, python-docs' library reference: --include chose the pages
 )
 EXAMPLES = 3
 
@@ -374,8 +374,8 @@ def html_files(root: Path) -> dict[str, str]:
 
 
 def check_pages(corpus: Corpus, sources: list[str], skipped: list[dict[str, str]]) -> tuple[int, int, int, str]:
-    """(HTML pages read, HTML pages found, HTML pages found and skipped as not content, "ok" or the problem);
-    pages are counted by real path (a link to a page read is that page)."""
+    """(HTML pages read, HTML pages found, HTML pages found and skipped as not content or not included, "ok" or the
+    problem); pages are counted by real path (a link to a page read is that page)."""
     if corpus.path == STDLIB_SOURCE:
         return 0, 0, 0, "ok" if len(set(sources)) == len(sources) else "a module read twice"
     found = html_files(Path(corpus.path))
@@ -454,7 +454,8 @@ def print_report(report: Report) -> None:
     else:
         print(
             f"pages read: {report.pages_read} ({report.html_read} of the {report.html_found} HTML pages found; "
-            f"{report.not_content} HTML pages skipped as not content; {report.other_read} other files read)"
+            f"{report.not_content} HTML pages skipped as not content or left out by --include; "
+            f"{report.other_read} other files read)"
         )
     print(f"check (every page once): {report.check}")
     print(
