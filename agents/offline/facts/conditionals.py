@@ -366,7 +366,6 @@ def condition_clause(sentence: Sentence, verb: Token, mark: Token) -> str | None
         for child in sentence.children(verb.index)
         if (child.dep in ("parataxis", "appos") or (child.dep == "advmod" and not _manner(child)))
         and child.index > mark.index
-        and child.lemma != "neither"  # the parser may hang it on the verb; without it "X nor Y" says the opposite
     }
     # "multiple times" (npadvmod) stays: "if --group is specified multiple times" is another condition
     preps = [child for child in sentence.children(verb.index) if child.dep in ("prep", "agent")]
