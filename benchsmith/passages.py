@@ -176,6 +176,15 @@ def units(text: str) -> list[Unit]:
     return found
 
 
+# A fenced block, or one a chunk or a reply cuts before its closing fence.
+FENCED_BLOCK = re.compile(r"```.*?(```|\Z)", re.S)
+
+
+def without_code(text: str) -> str:
+    """``text`` without its fenced code blocks: the prose a reader reads as sentences."""
+    return FENCED_BLOCK.sub("\n", text)
+
+
 def opens_inside_fence(text: str) -> bool:
     """A chunk cut inside a fenced block: its first fence is a bare one after a line of code (indented, or
     code by its look), so it closes the block rather than opening one. Read the other way round, the

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from benchsmith.entries import ENTRY_KINDS
-from benchsmith.passages import split_sentences
+from benchsmith.passages import FENCED_BLOCK, split_sentences
 
 # A documented object's line: optional kind words, a dotted name (a custom domain's hyphenated qualifier
 # allowed), an optional argument list, nothing after it on the line.
@@ -24,7 +24,6 @@ SIGNATURE_LINE = re.compile(
     rf"(?m)^[ \t]*(?:(?:{'|'.join(ENTRY_KINDS)})\s+)*"
     r"(?P<name>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)(?:\(.*\))?[ \t]*$"
 )
-FENCED = re.compile(r"```.*?```", re.DOTALL)  # an example's code: its lines are no entries
 
 
 def entry_crossed(reply: str, gold: Iterable[tuple[str, str]], asked: Sequence[str]) -> str | None:
@@ -35,7 +34,7 @@ def entry_crossed(reply: str, gold: Iterable[tuple[str, str]], asked: Sequence[s
         return None
     asked_last = {name.rsplit(".", 1)[-1] for name in asked}
     for _, text in gold:
-        text = FENCED.sub(lambda found: " " * len(found[0]), text)
+        text = FENCED_BLOCK.sub(lambda found: " " * len(found[0]), text)  # an example's lines are no entries
         start = text.find(sentences[0])
         if start < 0:
             continue

@@ -16,7 +16,7 @@ from benchsmith.evals.quality_gate.evidence import (
     unnamed_definite,
 )
 from benchsmith.language import REQUIREMENT, Sentence, parse, points_outside
-from benchsmith.passages import split_sentences
+from benchsmith.passages import FENCED_BLOCK, split_sentences
 from benchsmith.words import content_words, stems
 
 # A curly apostrophe is an apostrophe: "Don’t display the summary" says no as "Don't" does (behave's option
@@ -178,7 +178,9 @@ def reply_mismatch(turn: TurnEvidence) -> str | None:
         return None  # "on_env return value" answered "Optional[jinja2.Environment]"
     if not asked & said:
         return "the reply shares none of the question's topic words"
-    if len(said - set(stems(content_words(question)))) <= 1:
+    if len(said - set(stems(content_words(question)))) <= 1 and not set(code_names(reply)) - set(code_names(question)):
+        # a name the question lacks is what the reply adds: "You can launch applications from your CLI program with
+        # typer.launch()" tells how (typer's sources, test half: dropped as a restatement)
         return "the reply only restates the question"
     return None
 
@@ -438,12 +440,23 @@ def _reply_entries(reply: str, gold: Sequence[tuple[str, str]]) -> set[str]:
     return found
 
 
+# An example and the colon that introduces it: "To run a specific test:" ends where its example was shown.
+INTRODUCED_EXAMPLE = re.compile(r":?\s*" + FENCED_BLOCK.pattern, re.S)
+
+
+def _prose(reply: str) -> str:
+    """The reply's sentences without its examples' code."""
+    return INTRODUCED_EXAMPLE.sub(".\n", reply).strip()
+
+
 def dangling_reply(turn: TurnEvidence) -> str | None:
     """A reply whose first sentence leans on text the turn does not show ("This is useful for ...",
     "Otherwise, ...", "as shown above", "both of these")."""
     if turn.turn_type in ("unanswerable", "underspecified"):
         return None
-    sentences = split_sentences(turn.reply.strip())
+    # an example's code is no sentence of the reply: "Show this message and exit." in a command's help output points
+    # at nothing (typer's sources, test half: "How do I run a package or module?", answered by its example, dropped)
+    sentences = [sentence for sentence in split_sentences(_prose(turn.reply)) if any(c.isalpha() for c in sentence)]
     if not sentences:
         return None
     named = frozenset([*topic_words(turn.asked), *SELF_NOUNS])
