@@ -46,7 +46,11 @@ def test_a_reply_that_adds_no_name_still_restates(question, reply):
 
 @pytest.mark.parametrize(
     "reply",
-    [HELP_OUTPUT, f"To run a module of a package:\n\n{HELP_OUTPUT}", f"{HELP_OUTPUT[:-3]}"],  # the last one cut before its fence
+    [
+        HELP_OUTPUT,
+        f"To run a module of a package:\n\n{HELP_OUTPUT}",
+        f"{HELP_OUTPUT[:-3]}",
+    ],  # the last one cut before its fence
 )
 def test_a_pointing_word_in_an_example_is_no_dangling_referent(reply):
     assert "dangling_referent" not in _flags("How do I run a package or module?", reply)
