@@ -17,7 +17,7 @@ from benchsmith.agents.offline.facts.record import Fact
 from benchsmith.agents.offline.facts.referents import CONDITION_MARKS, example_pointer, leans_on_context
 from benchsmith.entries import Statement, section_heading
 from benchsmith.language import Sentence, Token, parse, parse_all
-from benchsmith.passages import Unit, plain_text
+from benchsmith.passages import Unit, plain_text, split_sentences
 from benchsmith.words import ARTICLES, content_words, stems
 
 # Tasks of reading the manual, not of using the tool: "Getting started", "Getting help", "Learning more".
@@ -142,6 +142,9 @@ def _shown_by_example(
         return None  # a line between them that is no sentence: another heading
     if _task_as_occasion([parsed[statement.position] for statement in lead], verb):
         return None
+    introduction = split_sentences(paragraphs[-1])[-1:] if paragraphs else []
+    if introduction and _sets_up_a_case(introduction[0]):
+        return None
     # "Our ColorField class above ...": a sentence that leans on the page is left out of the reply, the example stays
     return (
         tuple(
@@ -171,6 +174,27 @@ def _task_as_occasion(lead: list[Sentence], verb: str) -> bool:
         _in_condition(sentence, token) and not _wanted(sentence, token) and said_to_you(sentence, token)
         for sentence, token in named
     )
+
+
+# Openings of a sentence that sets a case up rather than doing the task: a supposition, the default, the past.
+CASE_OPENING = re.compile(
+    r"(?i)^(?:let(?:'s|’s| us) (?:say|imagine|assume|suppose)|suppose|imagine|assume|by default|prior to)\b"
+)
+# An example that completes "such as" is an instance of a thing the sentence names, not the task done.
+INSTANCE_ENDING = re.compile(r"(?i)\bsuch as:$")
+
+
+def _sets_up_a_case(introduction: str) -> bool:
+    """The sentence right before the example sets up a case the example shows, not the heading's task done: what
+    happens by default ("By default, the help command displays:" under "Categorizing commands": cmd2), how it was
+    done before ("Prior to version 3.1 the supported mechanism for marking values used the syntax:": pytest), an
+    instance ("If you have a parametrized session such as:" under "Selecting parametrized sessions", then the session,
+    not how to select it: nox), a supposition ("Let's say that ..., we want to show a message:"). The three first read
+    broken on the development readings, and no introduction so worded answered a turn read ok there. Not a condition
+    alone as parsed: "If you need to mark a path operation as deprecated, ..., pass the parameter deprecated:" is
+    parsed with the condition as its root (FastAPI's sources, read ok)."""
+    said = introduction.strip()
+    return bool(CASE_OPENING.match(said) or INSTANCE_ENDING.search(said))
 
 
 def _wanted(sentence: Sentence, token: Token) -> bool:
