@@ -52,8 +52,8 @@ def question_type_of(question: str) -> str:
     if re.search(r"\b(summary|summari[sz]e|sum up|overview)\b", lowered):
         return "summary"
     if re.match(
-        r"^(how (do|can|should) (i|we)|how to|what'?s the (best|recommended) way to|what is the (best|"
-        r"recommended) way to|what (should|can) (i|we) do)\b",
+        r"^(how (do|can|should) (i|we)|how to|what('?s| is) (the|a) (best|recommended|easiest|good) way to|"
+        r"what steps do (i|we) need to take to|what (should|can) (i|we) do)\b",
         lowered,
     ) or re.search(r"\bwhat (do|should|can) (i|we) (need to )?do\?$", lowered):
         return "how-to"

@@ -375,7 +375,7 @@ FRAME_VOCABULARY = frozenset(
     "returns returned raise raises raised cause causes get back pass control controls use used using explain "
     "exactly know need needs do does did done work works find learn tell give show example usage true goes wrong "
     "should would could can will may might must have has had be is are was were am being been make sure "
-    "meant problem solve solves overview".split()
+    "meant problem solve solves overview good easiest".split()
 )
 
 

@@ -1,11 +1,18 @@
 """Round 37 of the offline questioner: a section's example answers the task its heading names only when the
-sentence right before it does not set up a case instead (the default, the past, an instance, a supposition)."""
+sentence right before it does not set up a case instead (the default, the past, an instance, a supposition); a task
+has spare how-to frames, asked only to reword."""
 
 from __future__ import annotations
 
 import pytest
 
+from benchsmith.agents.offline.asking import answer, ask
 from benchsmith.agents.offline.facts import passage_facts
+from benchsmith.agents.offline.wording import wordings
+from benchsmith.agents.question_types import question_type_of
+from benchsmith.agents.questioner import rewordings
+from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
+from benchsmith.language import question_frame
 
 TITLE = "Guide › Selecting parametrized sessions"
 HEADING = "Selecting parametrized sessions"
@@ -45,3 +52,39 @@ def test_an_example_introduced_as_a_case_answers_no_task(introduction):
 )
 def test_an_example_introduced_as_the_way_still_answers_the_task(introduction):
     assert tasks(section(introduction)) == ["select parametrized sessions"]
+
+
+TUTORIAL = {
+    "id": "binary",
+    "title": "Files › Binary files",
+    "text": "Binary files\n\nTo read binary data you can use typer.FileBinaryRead.",
+}
+SPARE_HOW_TO = (
+    "What's a good way to read binary data?",
+    "What's the easiest way to read binary data?",
+    "What steps do I need to take to read binary data?",
+)
+
+
+def test_a_task_has_spare_how_to_frames_that_only_reword():
+    procedure = next(fact for fact in passage_facts(TUTORIAL["text"], TUTORIAL["title"]) if fact.kind == "procedure")
+    assert not set(SPARE_HOW_TO) & {w.question for w in wordings(procedure)}
+    spare = {w.question: w for w in wordings(procedure, spare=True)}
+    assert set(SPARE_HOW_TO) <= set(spare) and {spare[q].question_type for q in SPARE_HOW_TO} == {"how-to"}
+    refused: list[str] = []
+    while asked := ask(TUTORIAL, [], rejected=refused, only=lambda fact: fact == procedure):
+        assert asked.question not in SPARE_HOW_TO  # the questioner never asks in them on its own
+        refused.append(asked.question)
+    reworded = [found.question for found in rewordings(TUTORIAL, [], refused[0])]
+    assert set(SPARE_HOW_TO) <= set(reworded)
+    # each is its own frame, read as a how-to by the question types and the gate alike
+    assert len({question_frame(question) for question in SPARE_HOW_TO}) == len(SPARE_HOW_TO)
+    for question in SPARE_HOW_TO:
+        assert question_type_of(question) == "how-to"
+        assert answer(TUTORIAL, question) == answer(TUTORIAL, refused[0])
+        reply = answer(TUTORIAL, question) or ""
+        assert (
+            "reply_mismatch" not in judge_turn(TurnEvidence(question, reply, gold=[(TUTORIAL["title"], reply)])).flags
+        )
+        told_nothing = judge_turn(TurnEvidence(question, "You can read binary data.", gold=[("Binary", "x")])).flags
+        assert told_nothing.get("reply_mismatch") == "asks how; the reply says only that it can be done"

@@ -94,6 +94,12 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("recommended-way", "how-to", "What is the recommended way to {vp}?"),
         ("is-there-a-way", "yes/no", "Is there a way to {vp}?"),
         ("keyword-task", "keyword", "{vp}"),
+        # Under the overlap bound a task of a few words has two frames ("How do I X?" copies its passage), so a
+        # tutorial's benchmark of eight turns, five of them tasks, asked three in one (typer's sources, test: up to
+        # 44% of a benchmark's questions in one frame). More frames with words of their own, asked only to reword.
+        ("good-way", "how-to", "What's a good way to {vp}?", True),
+        ("easiest-way", "how-to", "What's the easiest way to {vp}?", True),
+        ("steps-to", "how-to", "What steps do I need to take to {vp}?", True),
     ),
     "condition": _frames(
         ("what-happens", "explanation", "What happens {mark} {clause}?"),

@@ -43,7 +43,7 @@ TOPIC_FRAMES = tuple(
         r"^(?:In [^,]+, )?what is meant by (?P<topic>.+?)\?$",
         # not "What is stored in X?" (what is the subject of a passive) nor "What is the best way to X?" (a how-to)
         r"^(?:In [^,]+, )?what (?:exactly )?(?:is|are) (?!\w+ed (?:in|by|on|to|from|with)\b)"
-        r"(?!the (?:best|recommended|right|easiest|preferred) way to\b)(?P<topic>.+?)\?$",
+        r"(?!(?:the|a) (?:best|recommended|right|easiest|preferred|good) way to\b)(?P<topic>.+?)\?$",
         r"^(?:In [^,]+, )?what happens without (?P<topic>.+?)\?$",
     )
 )

@@ -272,7 +272,10 @@ def _requires_of_another(topic: str, reply: str) -> bool:
     )
 
 
-HOW_TO = re.compile(r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) the (?:best|recommended) way to)\b")
+HOW_TO = re.compile(
+    r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) (?:the|a) (?:best|recommended|easiest|good) way to|"
+    r"what steps do I need to take to)\b"
+)
 PURPOSE = re.compile(r"(?i)^(?:In [^,]+, )?(?:what is the purpose of|what (?:does|do) .+ do\?|what is .+ for\?)")
 EXPLAINING = re.compile(
     r"(?i)^(?:In [^,]+, )?(?:how (?:does|do) .+ work|can you explain|can you give me an overview of|"
