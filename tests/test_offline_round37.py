@@ -11,7 +11,8 @@ from benchsmith.agents.offline.facts import passage_facts
 from benchsmith.agents.offline.wording import wordings
 from benchsmith.agents.question_types import question_type_of
 from benchsmith.agents.questioner import rewordings
-from benchsmith.evals.quality_gate import TurnEvidence, judge_turn
+from benchsmith.evals.quality_gate import GateVerdict, TurnEvidence, judge_turn
+from benchsmith.graphs.synthesis import frames
 from benchsmith.language import question_frame
 
 TITLE = "Guide › Selecting parametrized sessions"
@@ -88,3 +89,55 @@ def test_a_task_has_spare_how_to_frames_that_only_reword():
         )
         told_nothing = judge_turn(TurnEvidence(question, "You can read binary data.", gold=[("Binary", "x")])).flags
         assert told_nothing.get("reply_mismatch") == "asks how; the reply says only that it can be done"
+
+
+LAUNCH = {
+    "id": "launch",
+    "title": "Launching Applications",
+    "text": "Launching Applications\n\nYou can launch applications from your CLI program with typer.launch().",
+}
+ASKED = "What's the best way to launch applications from my CLI program?"
+
+
+def _reworded(monkeypatch, flags_of) -> dict | None:
+    """A reworded benchmark turn when the gate gives ``flags_of(question)``: (flags, by the reading model alone)."""
+    monkeypatch.setattr(frames, "judge_turn", lambda evidence, reading_model: GateVerdict(*flags_of(evidence.question)))
+    turn = {
+        "question": ASKED,
+        "question_unpolished": ASKED,
+        "response": answer(LAUNCH, ASKED),
+        "gold_ids": ["launch"],
+        "question_type": "how-to",
+        "lexical_overlap": 0.67,
+    }
+    other_frame = lambda question, _type: question_frame(question) != question_frame(ASKED)  # noqa: E731
+    return frames.reworded({"conversation_id": "c0", "turns": [turn]}, 0, other_frame, LAUNCH, None, 0.62)
+
+
+MODEL = ({"reply_mismatch": "the reading model gives 0.75"}, True)
+RULE = ({"reply_mismatch": "the reply only restates the question"}, False)
+CLEAN = ({}, False)
+
+
+def test_a_question_the_reading_model_flagged_may_be_reworded_into_one_it_flags_too(monkeypatch):
+    fields = _reworded(monkeypatch, lambda question: MODEL)
+    assert (
+        fields is not None
+        and fields["question"] != ASKED
+        and answer(LAUNCH, fields["question"]) == answer(LAUNCH, ASKED)
+    )
+
+
+def test_a_clean_wording_is_taken_before_one_the_model_flags(monkeypatch):
+    clean = "What's the easiest way to launch applications from my CLI program?"
+    fields = _reworded(monkeypatch, lambda question: CLEAN if question == clean else MODEL)
+    assert fields is not None and fields["question"] == clean
+
+
+@pytest.mark.parametrize(
+    "asked, others",
+    [(CLEAN, MODEL), (MODEL, RULE), (CLEAN, RULE)],
+    ids=["a clean question gets no flagged wording", "no rule's flag", "no rule's flag for a clean one"],
+)
+def test_a_rewording_is_never_worse_by_the_gates_account(monkeypatch, asked, others):
+    assert _reworded(monkeypatch, lambda question: asked if question == ASKED else others) is None

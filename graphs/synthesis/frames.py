@@ -28,9 +28,10 @@ from langgraph.runtime import Runtime
 
 from benchsmith.agents.offline.asking import answer
 from benchsmith.agents.questioner import rewordings
+from benchsmith.agents.text import WordStatistics
 from benchsmith.evals.measures.lexical_overlap import lexical_overlap
 from benchsmith.evals.measures.question_frames import frame_concentration, frame_limit, share_limit
-from benchsmith.evals.quality_gate import judge_turn
+from benchsmith.evals.quality_gate import GateVerdict, judge_turn
 from benchsmith.evals.quality_gate.evidence import TurnEvidence
 from benchsmith.graphs.contexts.synthesize import SynthesisContext
 from benchsmith.graphs.runtime.resources import asks_offline
@@ -175,41 +176,69 @@ def offline_rewording(runtime: Runtime[SynthesisContext], collection: str) -> Re
         ):
             return None  # a typed turn asks of several passages or none; a polished one leans on the history
         gold = passages_of(runtime, collection, turn["gold_ids"])[0]
-        ceiling = max(context.max_overlap, turn.get("lexical_overlap") or 0.0)
-        history = dialogue["turns"][:position]
-        for candidate in rewordings(
-            gold,
-            history,
-            asked,
-            corpus_stats=statistics,
-            question_type=turn.get("question_type"),
-            acceptable=lambda question: lexical_overlap(question, [gold["text"]]) <= ceiling,
-            conversation=dialogue["conversation_id"],
-        ):
-            question = candidate.question
-            overlap = round(lexical_overlap(question, [gold["text"]]), 4)
-            if (
-                not acceptable(question, candidate.question_type)
-                or overlap > ceiling
-                or answer(gold, question) != turn["response"]
-            ):
-                continue
-            evidence = TurnEvidence(
-                question=question,
-                reply=turn["response"],
-                previous=tuple((earlier["question"], earlier["response"]) for earlier in history),
-                gold=((gold["title"], gold["text"]),),
-            )
-            if ill_formed_question(question, bool(history), [gold]) or judge_turn(evidence, reading_model=True).flags:
-                continue
-            return {
-                "question": question,
-                "question_unpolished": question,
-                "rewrite": candidate.rewrite,
-                "question_type": candidate.question_type,
-                "lexical_overlap": overlap,
-                "overlap_rejected": overlap > context.max_overlap,
-            }
-        return None
+        return reworded(dialogue, position, acceptable, gold, statistics, context.max_overlap)
 
     return reword
+
+
+def reworded(
+    dialogue: dict[str, Any],
+    position: int,
+    acceptable: Acceptable,
+    gold: dict[str, Any],
+    statistics: WordStatistics | None,
+    max_overlap: float,
+) -> dict[str, Any] | None:
+    """The fields of the offline questioner's answerable turn at ``position``, asked in another wording of its fact
+    that ``acceptable`` takes, within ``max_overlap`` (or the question's own overlap), with the same reply, and
+    passing the whole gate; None when no wording does."""
+    turn = dialogue["turns"][position]
+    asked = turn.get("question_unpolished") or turn["question"]
+    ceiling = max(max_overlap, turn.get("lexical_overlap") or 0.0)
+    history = dialogue["turns"][:position]
+    previous = tuple((earlier["question"], earlier["response"]) for earlier in history)
+
+    def verdict(question: str) -> GateVerdict:
+        evidence = TurnEvidence(
+            question=question, reply=turn["response"], previous=previous, gold=((gold["title"], gold["text"]),)
+        )
+        return judge_turn(evidence, reading_model=True)
+
+    # The reading model's flag alone never costs a turn (model_flags.py): a question kept with one may be reworded
+    # into one the model flags too, no worse by the gate's account, when no wording passes clean (typer, test:
+    # "launch applications" and "run a package or module" kept so, two in one frame of a benchmark of eight turns).
+    model_flagged = verdict(asked).by_model
+    fallback: dict[str, Any] | None = None
+    for candidate in rewordings(
+        gold,
+        history,
+        asked,
+        corpus_stats=statistics,
+        question_type=turn.get("question_type"),
+        acceptable=lambda question: lexical_overlap(question, [gold["text"]]) <= ceiling,
+        conversation=dialogue["conversation_id"],
+    ):
+        question = candidate.question
+        overlap = round(lexical_overlap(question, [gold["text"]]), 4)
+        if (
+            not acceptable(question, candidate.question_type)
+            or overlap > ceiling
+            or answer(gold, question) != turn["response"]
+            or ill_formed_question(question, bool(history), [gold])
+        ):
+            continue
+        found = verdict(question)
+        if found.flags and not (found.by_model and model_flagged):
+            continue
+        fields = {
+            "question": question,
+            "question_unpolished": question,
+            "rewrite": candidate.rewrite,
+            "question_type": candidate.question_type,
+            "lexical_overlap": overlap,
+            "overlap_rejected": overlap > max_overlap,
+        }
+        if not found.flags:
+            return fields
+        fallback = fallback or fields
+    return fallback
