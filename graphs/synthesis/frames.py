@@ -7,7 +7,8 @@ shared state, so a benchmark of a few turns can ask a third of its questions in 
 the questions of a frame above ``FRAME_CAP`` (evals/measures/question_frames.py) are asked again, last
 first, in another wording of the same fact (``agents/questioner.py`` ``rewordings``): its reply is the
 same statements, so only the wording changes. A wording is taken only in a frame below the limit and unused in its conversation, within the run's
-``--max-overlap`` (or the question's own overlap, if above it), and passing the whole quality gate. Then the
+``--max-overlap`` (or the question's own overlap, if above it), and passing the whole quality gate (a question
+kept with the reading model's flag alone may take a wording that model alone flags, when none passes clean). Then the
 questions of a question type above half of them (``TYPE_CAP``: attrs, seed 326, asked 18 factoids of 35) are
 reworded in another type the same way, no frame or type taken to its limit.
 
@@ -191,7 +192,8 @@ def reworded(
 ) -> dict[str, Any] | None:
     """The fields of the offline questioner's answerable turn at ``position``, asked in another wording of its fact
     that ``acceptable`` takes, within ``max_overlap`` (or the question's own overlap), with the same reply, and
-    passing the whole gate; None when no wording does."""
+    passing the whole gate (or, when none does and the question as asked carries the reading model's flag, flagged
+    by that model alone); None when no wording does."""
     turn = dialogue["turns"][position]
     asked = turn.get("question_unpolished") or turn["question"]
     ceiling = max(max_overlap, turn.get("lexical_overlap") or 0.0)
