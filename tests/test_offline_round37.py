@@ -78,6 +78,10 @@ def test_a_task_has_spare_how_to_frames_that_only_reword():
         refused.append(asked.question)
     reworded = [found.question for found in rewordings(TUTORIAL, [], refused[0])]
     assert set(SPARE_HOW_TO) <= set(reworded)
+    # and one yes/no frame with a word of its own, so a benchmark of mostly tasks can ask fewer than half as how-tos
+    simple = "Is there a simple way to read binary data?"
+    assert simple in reworded and spare[simple].question_type == question_type_of(simple) == "yes/no"
+    assert answer(TUTORIAL, simple) == answer(TUTORIAL, refused[0])
     # each is its own frame, read as a how-to by the question types and the gate alike
     assert len({question_frame(question) for question in SPARE_HOW_TO}) == len(SPARE_HOW_TO)
     for question in SPARE_HOW_TO:

@@ -100,6 +100,9 @@ FRAMES: dict[str, tuple[Frame, ...]] = {
         ("good-way", "how-to", "What's a good way to {vp}?", True),
         ("easiest-way", "how-to", "What's the easiest way to {vp}?", True),
         ("steps-to", "how-to", "What steps do I need to take to {vp}?", True),
+        # and a yes/no frame with a word of its own, so a benchmark of mostly tasks can ask fewer than half as how-tos
+        # ("Is there a way to X?" is above the overlap bound for a task of three words)
+        ("simple-way", "yes/no", "Is there a simple way to {vp}?", True),
     ),
     "condition": _frames(
         ("what-happens", "explanation", "What happens {mark} {clause}?"),

@@ -56,7 +56,7 @@ PURPOSE_FRAME = re.compile(
 CONDITION_FRAME = re.compile(r"(?i)\b(?:what happens|what should I expect|what goes wrong)\b")
 HOW_FRAME = re.compile(
     r"(?i)\b(?:how (?:do|can|should) I|(?:best|recommended|good|easiest) way to|steps do I need to take to|"
-    r"is there a way|is it possible)\b"
+    r"is there a (?:simple )?way|is it possible)\b"
 )
 DEFINITION_FRAME = re.compile(r"(?i)^(?:In [^,]+, )?what (?:exactly )?(?:is|are) (?:a |an |the )?\w+\W*$")
 LEANING_OPENING = re.compile(

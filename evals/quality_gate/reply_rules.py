@@ -286,8 +286,8 @@ MEANS_WORDS = frozenset({"by", "using", "via", "through", "with"})
 
 # Questions that ask whether or how a thing can be done.
 ABILITY = re.compile(
-    r"(?i)^(?:In [^,]+, )?(?:is it possible to|is there a way to|can I|(?:is|are) .+ able to|how (?:do|can) I"
-    r"|what(?:'s| is) the (?:best|recommended) way to)\b"
+    r"(?i)^(?:In [^,]+, )?(?:is it possible to|is there a (?:simple )?way to|can I|(?:is|are) .+ able to|how (?:do|can) I"
+    r"|what(?:'s| is) (?:the|a) (?:best|recommended|easiest|good) way to|what steps do I need to take to)\b"
 )
 OPENING_CASE = re.compile(r"(?i)^\W*(?:if|when|unless)\b(?P<case>[^,]+),")
 
