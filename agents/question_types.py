@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from benchsmith.agents.offline.wording import FRAMES
+from benchsmith.language import WAY_TO_OPENING
 from benchsmith.words import REQUEST_WORDS, content_words, stems
 
 QUESTION_TYPE_GUIDANCE = {
@@ -52,8 +53,7 @@ def question_type_of(question: str) -> str:
     if re.search(r"\b(summary|summari[sz]e|sum up|overview)\b", lowered):
         return "summary"
     if re.match(
-        r"^(how (do|can|should) (i|we)|how to|what('?s| is) (the|a) (best|recommended|easiest|good) way to|"
-        r"what steps do (i|we) need to take to|what (should|can) (i|we) do)\b",
+        rf"^(how (do|can|should) (i|we)|how to|{WAY_TO_OPENING}|what (should|can) (i|we) do)\b",
         lowered,
     ) or re.search(r"\bwhat (do|should|can) (i|we) (need to )?do\?$", lowered):
         return "how-to"

@@ -366,6 +366,13 @@ def words_of(tokens: Iterable[Token]) -> str:
 # ---------------------------------------------------------------------------------------
 # Question frames: the way a question asks, without what it asks about.
 
+# How a question asks for a way to do a task, besides "How do I": the offline questioner's how-to frames
+# (agents/offline/wording.py), read by the question types and the quality gate alike.
+WAY_TO_OPENING = (
+    r"(?i:what(?:'?s| is) (?:the|a) (?:best|recommended|easiest|good) way to|what steps do I need to take to)"
+)
+
+
 # Words that belong to how a question asks, not to what it is about: "What is the role of …",
 # "What is the difference between …", "What does … return", "When is … raised".
 FRAME_VOCABULARY = frozenset(

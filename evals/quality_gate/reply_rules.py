@@ -15,7 +15,7 @@ from benchsmith.evals.quality_gate.evidence import (
     topic_words,
     unnamed_definite,
 )
-from benchsmith.language import REQUIREMENT, Sentence, parse, points_outside
+from benchsmith.language import REQUIREMENT, WAY_TO_OPENING, Sentence, parse, points_outside
 from benchsmith.passages import FENCED_BLOCK, split_sentences
 from benchsmith.words import content_words, stems
 
@@ -272,10 +272,7 @@ def _requires_of_another(topic: str, reply: str) -> bool:
     )
 
 
-HOW_TO = re.compile(
-    r"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|what(?:'s| is) (?:the|a) (?:best|recommended|easiest|good) way to|"
-    r"what steps do I need to take to)\b"
-)
+HOW_TO = re.compile(rf"(?i)^(?:In [^,]+, )?(?:how (?:do|can) I|{WAY_TO_OPENING})\b")
 PURPOSE = re.compile(r"(?i)^(?:In [^,]+, )?(?:what is the purpose of|what (?:does|do) .+ do\?|what is .+ for\?)")
 EXPLAINING = re.compile(
     r"(?i)^(?:In [^,]+, )?(?:how (?:does|do) .+ work|can you explain|can you give me an overview of|"
@@ -287,7 +284,7 @@ MEANS_WORDS = frozenset({"by", "using", "via", "through", "with"})
 # Questions that ask whether or how a thing can be done.
 ABILITY = re.compile(
     r"(?i)^(?:In [^,]+, )?(?:is it possible to|is there a (?:simple )?way to|can I|(?:is|are) .+ able to|how (?:do|can) I"
-    r"|what(?:'s| is) (?:the|a) (?:best|recommended|easiest|good) way to|what steps do I need to take to)\b"
+    rf"|{WAY_TO_OPENING})\b"
 )
 OPENING_CASE = re.compile(r"(?i)^\W*(?:if|when|unless)\b(?P<case>[^,]+),")
 
