@@ -209,7 +209,7 @@ def reworded(
     # The reading model's flag alone never costs a turn (model_flags.py): a question kept with one may be reworded
     # into one the model flags too, no worse by the gate's account, when no wording passes clean (typer, test:
     # "launch applications" and "run a package or module" kept so, two in one frame of a benchmark of eight turns).
-    model_flagged = verdict(asked).by_model
+    asked_flagged_by_model: bool | None = None  # judged once, and only when a wording is flagged by the model alone
     fallback: dict[str, Any] | None = None
     for candidate in rewordings(
         gold,
@@ -230,8 +230,11 @@ def reworded(
         ):
             continue
         found = verdict(question)
-        if found.flags and not (found.by_model and model_flagged):
-            continue
+        if found.flags:
+            if asked_flagged_by_model is None and found.by_model:
+                asked_flagged_by_model = verdict(asked).by_model
+            if not (found.by_model and asked_flagged_by_model):
+                continue
         fields = {
             "question": question,
             "question_unpolished": question,
